@@ -1,0 +1,189 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package resize holds the resize state machine: a pure decision, made from a
+// claim's recorded state, of what should happen to it now. It does no I/O;
+// the controller carries the decision out.
+package resize
+
+import (
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Action is what the controller should do with a claim now.
+type Action int
+
+const (
+	// None: nothing to do (done, or kubelet owns the volume now).
+	None Action = iota
+	// Expand: run one expansion attempt to Decision.Target.
+	Expand
+	// Wait: an infeasible size is not retried before Decision.RetryAfter.
+	Wait
+)
+
+// String names the action for logs.
+func (a Action) String() string {
+	switch a {
+	case Expand:
+		return "expand"
+	case Wait:
+		return "wait"
+	default:
+		return "none"
+	}
+}
+
+// Failure is what the controller remembers of a claim's last failed attempt.
+// It lives in memory only: after a restart the recorded status decides.
+type Failure struct {
+	Class  Class
+	Target resource.Quantity
+	At     time.Time
+}
+
+// State is everything the decision looks at.
+type State struct {
+	// Request is pvc.spec.resources.requests[storage].
+	Request resource.Quantity
+	// Capacity is pvc.status.capacity[storage]; zero when unset.
+	Capacity resource.Quantity
+	// PVSize is pv.spec.capacity[storage].
+	PVSize resource.Quantity
+	// Allocated is pvc.status.allocatedResources[storage], nil when unset.
+	Allocated *resource.Quantity
+	// Status is pvc.status.allocatedResourceStatuses[storage], "" when unset.
+	Status v1.ClaimResourceStatus
+	// ErrorRecorded is true when the claim carries ControllerResizeError:
+	// the last recorded attempt ended in a final failure. It lets a
+	// restarted controller know what its lost memory knew.
+	ErrorRecorded bool
+	// LastFailure is the remembered failure of the last attempt, if any.
+	LastFailure *Failure
+	// Recovery is the RecoverVolumeExpansionFailure gate: when off, a
+	// lowered request never replaces a recorded size.
+	Recovery bool
+}
+
+// Decision is the outcome of Decide.
+type Decision struct {
+	Action Action
+	// Target is the size to expand to (Expand) or that waits (Wait).
+	Target resource.Quantity
+	// RecordIntent is true when the claim's status does not yet say that
+	// Target is in progress, or still carries a recorded failure that the
+	// new attempt must clear.
+	RecordIntent bool
+	// RetryAfter is how long to wait (Wait).
+	RetryAfter time.Duration
+	// Reason explains the decision in logs.
+	Reason string
+}
+
+// Decide says what should happen to a claim now. infeasibleRetry is how long
+// an infeasible size waits before it is tried again.
+func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
+	if s.kubeletOwns() {
+		return Decision{Action: None, Reason: "node expansion is pending: kubelet owns the volume"}
+	}
+	if !s.needsWork() {
+		return Decision{Action: None, Reason: "requested size is reached"}
+	}
+	target, why := s.target()
+	if wait := s.infeasibleWait(target, now, infeasibleRetry); wait > 0 {
+		return Decision{Action: Wait, Target: target, RetryAfter: wait,
+			Reason: fmt.Sprintf("size %s was infeasible; retrying in %s unless the request changes", target.String(), wait.Round(time.Second))}
+	}
+	return Decision{
+		Action:       Expand,
+		Target:       target,
+		RecordIntent: s.ErrorRecorded || !s.intentRecorded(target),
+		Reason:       why,
+	}
+}
+
+// kubeletOwns is true while node expansion is pending or running and the PV
+// already holds the recorded size.
+func (s State) kubeletOwns() bool {
+	switch s.Status {
+	case v1.PersistentVolumeClaimNodeResizePending, v1.PersistentVolumeClaimNodeResizeInProgress:
+		return s.Allocated != nil && s.PVSize.Cmp(*s.Allocated) >= 0
+	}
+	return false
+}
+
+// needsWork is true when the request exceeds the claim's capacity, or when a
+// controller step was left unfinished.
+func (s State) needsWork() bool {
+	switch s.Status {
+	case v1.PersistentVolumeClaimControllerResizeInProgress,
+		v1.PersistentVolumeClaimNodeResizePending, v1.PersistentVolumeClaimNodeResizeInProgress:
+		return true
+	}
+	return s.Request.Cmp(s.Capacity) > 0
+}
+
+// target picks the size of the next attempt, never below the PV's size.
+func (s State) target() (resource.Quantity, string) {
+	size, why := s.Request, "expanding to the requested size"
+	switch {
+	case s.Allocated == nil:
+	case s.mustFinishRecorded():
+		size, why = *s.Allocated, "finishing the recorded size"
+	case !s.Recovery && s.Allocated.Cmp(size) > 0:
+		size, why = *s.Allocated, "finishing the recorded size (recovery disabled)"
+	}
+	if s.PVSize.Cmp(size) > 0 {
+		return s.PVSize, why + " (never below the volume's size)"
+	}
+	return size, why
+}
+
+// mustFinishRecorded is true when the recorded size may still be completing:
+// an unfinished controller step that did not end in a final failure, or a
+// node step that is still waiting for the controller part.
+func (s State) mustFinishRecorded() bool {
+	switch s.Status {
+	case v1.PersistentVolumeClaimControllerResizeInProgress:
+		if s.LastFailure != nil {
+			return !s.LastFailure.Class.Final()
+		}
+		return !s.ErrorRecorded
+	case v1.PersistentVolumeClaimNodeResizePending, v1.PersistentVolumeClaimNodeResizeInProgress:
+		return true
+	}
+	return false
+}
+
+// infeasibleWait is how long target must still wait after an infeasible
+// failure at that same size; 0 when it may be tried now.
+func (s State) infeasibleWait(target resource.Quantity, now time.Time, retry time.Duration) time.Duration {
+	f := s.LastFailure
+	if f == nil || f.Class != Infeasible || f.Target.Cmp(target) != 0 {
+		return 0
+	}
+	return f.At.Add(retry).Sub(now)
+}
+
+// intentRecorded is true when the status already says target is in progress.
+func (s State) intentRecorded(target resource.Quantity) bool {
+	return s.Status == v1.PersistentVolumeClaimControllerResizeInProgress &&
+		s.Allocated != nil && s.Allocated.Cmp(target) == 0
+}

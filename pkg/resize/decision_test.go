@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resize
+
+import (
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+const retry = 5 * time.Minute
+
+func q(s string) resource.Quantity { return resource.MustParse(s) }
+
+func qp(s string) *resource.Quantity {
+	v := q(s)
+	return &v
+}
+
+func failed(c Class, target string, ago time.Duration) *Failure {
+	return &Failure{Class: c, Target: q(target), At: t0.Add(-ago)}
+}
+
+const (
+	ctrlProgress   = v1.PersistentVolumeClaimControllerResizeInProgress
+	ctrlInfeasible = v1.PersistentVolumeClaimControllerResizeInfeasible
+	nodePending    = v1.PersistentVolumeClaimNodeResizePending
+	nodeProgress   = v1.PersistentVolumeClaimNodeResizeInProgress
+	nodeInfeasible = v1.PersistentVolumeClaimNodeResizeInfeasible
+)
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		name       string
+		state      State
+		wantAction Action
+		wantTarget string
+		wantIntent bool
+		wantAfter  time.Duration
+	}{
+		// Nothing recorded.
+		{name: "request equals capacity: nothing", state: State{Request: q("1Gi"), Capacity: q("1Gi"), PVSize: q("1Gi")}, wantAction: None},
+		{name: "request below capacity: never shrink", state: State{Request: q("1Gi"), Capacity: q("2Gi"), PVSize: q("2Gi")}, wantAction: None},
+		{name: "request above capacity: expand to request", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi")}, wantAction: Expand, wantTarget: "2Gi", wantIntent: true},
+		{name: "no status capacity yet: expand", state: State{Request: q("2Gi"), PVSize: q("1Gi")}, wantAction: Expand, wantTarget: "2Gi", wantIntent: true},
+		{name: "PV already grown, status not: expand (idempotent) to request", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("2Gi")}, wantAction: Expand, wantTarget: "2Gi", wantIntent: true},
+		{name: "PV larger than request: target never below PV", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("3Gi")}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+		{name: "finished earlier, request raised again", state: State{Request: q("3Gi"), Capacity: q("2Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi")}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+
+		// ControllerResizeInProgress: an unfinished controller step.
+		{name: "in progress, intent recorded: retry without a write", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("2Gi"), Status: ctrlProgress}, wantAction: Expand, wantTarget: "2Gi"},
+		{name: "in progress after restart, PV already grown: finish", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi"), Status: ctrlProgress}, wantAction: Expand, wantTarget: "2Gi"},
+		{name: "in progress with request equal to capacity: still finish the step", state: State{Request: q("1Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("2Gi"), Status: ctrlProgress}, wantAction: Expand, wantTarget: "2Gi"},
+		{name: "uncertain remembered, user lowered request: keep recorded size", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, LastFailure: failed(Uncertain, "5Gi", time.Second)}, wantAction: Expand, wantTarget: "5Gi"},
+		{name: "uncertain remembered, user raised request: keep recorded size", state: State{Request: q("9Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, LastFailure: failed(Uncertain, "5Gi", time.Second)}, wantAction: Expand, wantTarget: "5Gi"},
+		{name: "uncertain remembered beats a stale error condition", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, ErrorRecorded: true, LastFailure: failed(Uncertain, "5Gi", time.Second)}, wantAction: Expand, wantTarget: "5Gi", wantIntent: true},
+		{name: "final remembered, user lowered request: expand to request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, ErrorRecorded: true, LastFailure: failed(Final, "5Gi", time.Second), Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+		{name: "final remembered, request unchanged: retry and clear the error", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, ErrorRecorded: true, LastFailure: failed(Final, "5Gi", time.Second), Recovery: true}, wantAction: Expand, wantTarget: "5Gi", wantIntent: true},
+		{name: "final recorded, memory lost by restart, user lowered: expand to request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, ErrorRecorded: true, Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+		{name: "final remembered, recovery off: lowered request does not replace recorded size", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, ErrorRecorded: true, LastFailure: failed(Final, "5Gi", time.Second)}, wantAction: Expand, wantTarget: "5Gi", wantIntent: true},
+		{name: "in-use remembered counts as final: user lowered request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, LastFailure: failed(InUse, "5Gi", time.Second), Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+
+		// ControllerResizeInfeasible: slow lane.
+		{name: "infeasible remembered, same size, not due: wait", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, LastFailure: failed(Infeasible, "5Gi", time.Minute), Recovery: true}, wantAction: Wait, wantTarget: "5Gi", wantAfter: 4 * time.Minute},
+		{name: "infeasible remembered, same size, due: retry", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, LastFailure: failed(Infeasible, "5Gi", retry), Recovery: true}, wantAction: Expand, wantTarget: "5Gi", wantIntent: true},
+		{name: "infeasible remembered, user lowered request: expand now", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, LastFailure: failed(Infeasible, "5Gi", time.Second), Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+		{name: "infeasible recorded, memory lost by restart: retry once now", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, Recovery: true}, wantAction: Expand, wantTarget: "5Gi", wantIntent: true},
+		{name: "infeasible, request lowered back to capacity: nothing", state: State{Request: q("1Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, Recovery: true}, wantAction: None},
+
+		// Node steps: kubelet owns the volume once the PV holds the size.
+		{name: "node pending, PV holds allocated: kubelet owns it", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi"), Status: nodePending}, wantAction: None},
+		{name: "node in progress, PV holds allocated: kubelet owns it", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi"), Status: nodeProgress}, wantAction: None},
+		{name: "node pending, request raised meanwhile: kubelet finishes first", state: State{Request: q("4Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi"), Status: nodePending}, wantAction: None},
+		{name: "node pending, PV below allocated: finish controller part", state: State{Request: q("4Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("2Gi"), Status: nodePending}, wantAction: Expand, wantTarget: "2Gi", wantIntent: true},
+		{name: "node pending without allocated: expand to request", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Status: nodePending}, wantAction: Expand, wantTarget: "2Gi", wantIntent: true},
+		{name: "node infeasible, user lowered request above PV: expand to request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("5Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+		{name: "node infeasible, request below PV: target stays at PV size", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("4Gi"), Allocated: qp("4Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: Expand, wantTarget: "4Gi", wantIntent: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Decide(tc.state, t0, retry)
+			if got.Action != tc.wantAction {
+				t.Fatalf("action = %s, want %s (reason %q)", got.Action, tc.wantAction, got.Reason)
+			}
+			if got.Reason == "" {
+				t.Errorf("empty reason")
+			}
+			if tc.wantAction == None {
+				return
+			}
+			if want := q(tc.wantTarget); got.Target.Cmp(want) != 0 {
+				t.Errorf("target = %s, want %s", got.Target.String(), want.String())
+			}
+			if got.RecordIntent != tc.wantIntent {
+				t.Errorf("record intent = %v, want %v", got.RecordIntent, tc.wantIntent)
+			}
+			if got.RetryAfter != tc.wantAfter {
+				t.Errorf("retry after = %s, want %s", got.RetryAfter, tc.wantAfter)
+			}
+		})
+	}
+}
+
+func TestDecideNeverBelowPVSize(t *testing.T) {
+	sizes := []string{"1", "1Gi", "2Gi", "3Gi", "10Ti"}
+	statuses := []v1.ClaimResourceStatus{"", ctrlProgress, ctrlInfeasible, nodePending, nodeProgress, nodeInfeasible}
+	classes := []*Failure{nil, failed(Uncertain, "2Gi", 0), failed(Final, "2Gi", 0), failed(Infeasible, "3Gi", 0), failed(InUse, "2Gi", 0)}
+	for _, req := range sizes {
+		for _, pv := range sizes {
+			for _, alloc := range append(sizes, "") {
+				for _, st := range statuses {
+					for _, f := range classes {
+						s := State{Request: q(req), Capacity: q("1Gi"), PVSize: q(pv), Status: st, LastFailure: f, Recovery: true}
+						if alloc != "" {
+							s.Allocated = qp(alloc)
+						}
+						d := Decide(s, t0, retry)
+						if d.Action != None && d.Target.Cmp(s.PVSize) < 0 {
+							t.Errorf("%+v: target %s below PV size %s", s, d.Target.String(), pv)
+						}
+					}
+				}
+			}
+		}
+	}
+}
