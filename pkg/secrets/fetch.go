@@ -1,0 +1,52 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+)
+
+// Fetch reads the data of the Secret ref through the API. It is the only read a resize makes
+// outside the informer caches: the resizer does not watch Secrets, so that it needs only "get"
+// on them and holds no Secret in memory between resizes.
+//
+// Errors name the Secret but never carry its data; a missing Secret gives an error for which
+// apierrors.IsNotFound still holds. The data is returned as strings, the form CSI requests take.
+func Fetch(ctx context.Context, client kubernetes.Interface, ref Ref) (map[string]string, error) {
+	if ref.Namespace == "" || ref.Name == "" {
+		return nil, fmt.Errorf("secret %q for volume expansion: both namespace and name are required", ref)
+	}
+	secret, err := client.CoreV1().Secrets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("secret %q for volume expansion not found: %w", ref, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get secret %q for volume expansion: %w", ref, err)
+	}
+	data := make(map[string]string, len(secret.Data))
+	for k, v := range secret.Data {
+		data[k] = string(v)
+	}
+	klog.FromContext(ctx).V(4).Info("Read secret for volume expansion", "secret", klog.KRef(ref.Namespace, ref.Name), "keys", len(data))
+	return data, nil
+}

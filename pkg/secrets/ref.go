@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package secrets finds and reads the Secret that goes with ControllerExpandVolume.
+//
+// The PV's controllerExpandSecretRef wins; when a PV lacks it (provisioned before the field
+// existed, or by a tool that never sets it) the StorageClass parameters are resolved with the
+// external-provisioner's templating rules, so that the resizer sends the Secret the provisioner
+// would have recorded.
+package secrets
+
+import (
+	"errors"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+)
+
+// Ref names a Secret. It holds no secret data, so it is safe to log and to put in errors.
+type Ref struct{ Namespace, Name string }
+
+// String returns "namespace/name", the form used in logs, events and errors.
+func (r Ref) String() string { return r.Namespace + "/" + r.Name }
+
+// StorageClass parameter keys, spelled as the external-provisioner defines them, so that a class
+// written for the provisioner configures the resizer too.
+const (
+	// NameParam is the StorageClass parameter holding the Secret name template.
+	NameParam = "csi.storage.k8s.io/controller-expand-secret-name"
+	// NamespaceParam is the StorageClass parameter holding the Secret namespace template.
+	NamespaceParam = "csi.storage.k8s.io/controller-expand-secret-namespace"
+)
+
+// RefFor returns the Secret to use when expanding pv, which is bound to pvc.
+//
+// pv.Spec.CSI.ControllerExpandSecretRef is used when set, because it is what the provisioner
+// recorded for this very volume. Otherwise sc, the class named by the PV, is consulted: its
+// NameParam and NamespaceParam are resolved with the external-provisioner templating rules and
+// the result must be a valid namespace and Secret name. sc may be nil (no class, or the class was
+// deleted): then no Secret is configured. RefFor returns nil and no error when no Secret is
+// configured, and an error that names the template and its resolved value when the
+// configuration is wrong, so that a resize never runs with a guessed Secret.
+func RefFor(pv *v1.PersistentVolume, pvc *v1.PersistentVolumeClaim, sc *storagev1.StorageClass) (*Ref, error) {
+	if pv == nil {
+		return nil, errors.New("find expansion secret: no PersistentVolume given")
+	}
+	if pv.Spec.CSI != nil && pv.Spec.CSI.ControllerExpandSecretRef != nil {
+		r := pv.Spec.CSI.ControllerExpandSecretRef
+		if r.Namespace == "" || r.Name == "" {
+			return nil, fmt.Errorf("PersistentVolume %q: controllerExpandSecretRef needs both a namespace and a name, got namespace %q and name %q",
+				pv.Name, r.Namespace, r.Name)
+		}
+		return &Ref{Namespace: r.Namespace, Name: r.Name}, nil
+	}
+	if sc == nil {
+		return nil, nil
+	}
+
+	nameTmpl, hasName := sc.Parameters[NameParam]
+	nsTmpl, hasNamespace := sc.Parameters[NamespaceParam]
+	if hasName != hasNamespace {
+		set, unset := NameParam, NamespaceParam
+		if hasNamespace {
+			set, unset = unset, set
+		}
+		return nil, fmt.Errorf("StorageClass %q sets %s but not %s: set both or neither", sc.Name, set, unset)
+	}
+	// Both empty counts as not configured, as in the external-provisioner.
+	if nameTmpl == "" && nsTmpl == "" {
+		return nil, nil
+	}
+
+	ns, err := resolveNamespace(nsTmpl, pv, pvc)
+	if err != nil {
+		return nil, fmt.Errorf("StorageClass %q parameter %s: %w", sc.Name, NamespaceParam, err)
+	}
+	name, err := resolveName(nameTmpl, pv, pvc)
+	if err != nil {
+		return nil, fmt.Errorf("StorageClass %q parameter %s: %w", sc.Name, NameParam, err)
+	}
+	return &Ref{Namespace: ns, Name: name}, nil
+}
