@@ -103,6 +103,9 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 	if s.kubeletOwns() {
 		return Decision{Action: None, Reason: "node expansion is pending: kubelet owns the volume"}
 	}
+	if s.nodeInfeasibleUnchanged() {
+		return Decision{Action: None, Reason: "node expansion was infeasible: waiting for the user to change the request"}
+	}
 	if !s.needsWork() {
 		return Decision{Action: None, Reason: "requested size is reached"}
 	}
@@ -127,6 +130,14 @@ func (s State) kubeletOwns() bool {
 		return s.Allocated != nil && s.PVSize.Cmp(*s.Allocated) >= 0
 	}
 	return false
+}
+
+// nodeInfeasibleUnchanged is true when kubelet found the recorded size
+// infeasible and the user has not changed the request since: another try
+// would fail the same way.
+func (s State) nodeInfeasibleUnchanged() bool {
+	return s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible &&
+		s.Allocated != nil && s.Allocated.Cmp(s.Request) == 0
 }
 
 // needsWork is true when the request exceeds the claim's capacity, or when a

@@ -91,6 +91,7 @@ func TestDecide(t *testing.T) {
 		{name: "node pending, request raised meanwhile: kubelet finishes first", state: State{Request: q("4Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi"), Status: nodePending}, wantAction: None},
 		{name: "node pending, PV below allocated: finish controller part", state: State{Request: q("4Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("2Gi"), Status: nodePending}, wantAction: Expand, wantTarget: "2Gi", wantIntent: true},
 		{name: "node pending without allocated: expand to request", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Status: nodePending}, wantAction: Expand, wantTarget: "2Gi", wantIntent: true},
+		{name: "node infeasible, request unchanged: wait for the user", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("5Gi"), Allocated: qp("5Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: None},
 		{name: "node infeasible, user lowered request above PV: expand to request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("5Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
 		{name: "node infeasible, request below PV: target stays at PV size", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("4Gi"), Allocated: qp("4Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: Expand, wantTarget: "4Gi", wantIntent: true},
 	}

@@ -41,7 +41,7 @@ func TestClassOf(t *testing.T) {
 		codes.ResourceExhausted: Uncertain, codes.Aborted: Uncertain,
 		codes.InvalidArgument: Infeasible, codes.OutOfRange: Infeasible, codes.NotFound: Infeasible,
 		codes.FailedPrecondition: InUse,
-		codes.Unknown: Final, codes.AlreadyExists: Final, codes.PermissionDenied: Final, codes.Unimplemented: Final,
+		codes.Unknown:            Final, codes.AlreadyExists: Final, codes.PermissionDenied: Final, codes.Unimplemented: Final,
 		codes.Internal: Final, codes.DataLoss: Final, codes.Unauthenticated: Final,
 	}
 	for code, class := range want {

@@ -1,0 +1,111 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package csidriver
+
+import (
+	"context"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// ControllerGetCapabilities returns EXPAND_VOLUME and SINGLE_NODE_MULTI_WRITER
+// as configured.
+func (d *Driver) ControllerGetCapabilities(context.Context, *csi.ControllerGetCapabilitiesRequest) (*csi.ControllerGetCapabilitiesResponse, error) {
+	var caps []*csi.ControllerServiceCapability
+	for _, e := range []struct {
+		on  bool
+		typ csi.ControllerServiceCapability_RPC_Type
+	}{
+		{d.cfg.ControllerExpand, csi.ControllerServiceCapability_RPC_EXPAND_VOLUME},
+		{d.cfg.SingleNodeMultiWriter, csi.ControllerServiceCapability_RPC_SINGLE_NODE_MULTI_WRITER},
+	} {
+		if e.on {
+			caps = append(caps, &csi.ControllerServiceCapability{Type: &csi.ControllerServiceCapability_Rpc{
+				Rpc: &csi.ControllerServiceCapability_RPC{Type: e.typ},
+			}})
+		}
+	}
+	return &csi.ControllerGetCapabilitiesResponse{Capabilities: caps}, nil
+}
+
+// ControllerExpandVolume records the call, suffers the armed faults and then
+// grows the volume: it answers capacity_bytes = required bytes, or the volume's
+// size when that is larger, and node_expansion_required from the Config.
+func (d *Driver) ControllerExpandVolume(ctx context.Context, req *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, error) {
+	i, hook := d.beginCall(req)
+	resp, err := d.expand(ctx, req, hook)
+	d.endCall(i, resp, err)
+	return resp, err
+}
+
+func (d *Driver) expand(ctx context.Context, req *csi.ControllerExpandVolumeRequest, hook ExpandHook) (*csi.ControllerExpandVolumeResponse, error) {
+	if hook != nil {
+		if resp, handled, err := hook(ctx, req); handled {
+			return resp, err
+		}
+	}
+	d.mu.Lock()
+	f := d.takeExpandFaults()
+	d.mu.Unlock()
+	if err := f.suffer(ctx); err != nil {
+		return nil, err
+	}
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	id := req.GetVolumeId()
+	required := req.GetCapacityRange().GetRequiredBytes()
+	limit := req.GetCapacityRange().GetLimitBytes()
+	switch {
+	case id == "":
+		return nil, status.Error(codes.InvalidArgument, "volume_id is required")
+	case req.GetCapacityRange() == nil:
+		return nil, status.Error(codes.InvalidArgument, "capacity_range is required")
+	case required < 0 || limit < 0:
+		return nil, status.Error(codes.InvalidArgument, "capacity_range must not be negative")
+	case limit > 0 && required > limit:
+		return nil, status.Errorf(codes.OutOfRange, "required_bytes %d exceeds limit_bytes %d", required, limit)
+	}
+	size, known := d.volumes[id]
+	if !known && d.cfg.StrictVolumes {
+		return nil, status.Errorf(codes.NotFound, "volume %q not found", id)
+	}
+	size = max(size, required)
+	d.volumes[id] = size
+	if f.capacity != nil {
+		size = *f.capacity
+	}
+	return &csi.ControllerExpandVolumeResponse{CapacityBytes: size, NodeExpansionRequired: d.cfg.NodeExpansionRequired}, nil
+}
+
+// AddVolume makes the driver know volumeID with size bytes, replacing any size
+// it had.
+func (d *Driver) AddVolume(volumeID string, size int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.volumes[volumeID] = size
+}
+
+// VolumeSize returns the size of volumeID and whether the driver knows it.
+func (d *Driver) VolumeSize(volumeID string) (int64, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	size, ok := d.volumes[volumeID]
+	return size, ok
+}

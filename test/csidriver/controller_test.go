@@ -1,0 +1,153 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package csidriver
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+func TestControllerGetCapabilities(t *testing.T) {
+	expand := csi.ControllerServiceCapability_RPC_EXPAND_VOLUME
+	snmw := csi.ControllerServiceCapability_RPC_SINGLE_NODE_MULTI_WRITER
+	tests := []struct {
+		name string
+		cfg  Config
+		want []csi.ControllerServiceCapability_RPC_Type
+	}{
+		{name: "none"},
+		{name: "expand", cfg: Config{ControllerExpand: true}, want: []csi.ControllerServiceCapability_RPC_Type{expand}},
+		{name: "single node multi writer", cfg: Config{SingleNodeMultiWriter: true}, want: []csi.ControllerServiceCapability_RPC_Type{snmw}},
+		{name: "both", cfg: Config{ControllerExpand: true, SingleNodeMultiWriter: true}, want: []csi.ControllerServiceCapability_RPC_Type{expand, snmw}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, c := dial(t, tc.cfg)
+			resp, err := c.controller.ControllerGetCapabilities(testContext(t), &csi.ControllerGetCapabilitiesRequest{})
+			if err != nil {
+				t.Fatalf("ControllerGetCapabilities: %v", err)
+			}
+			var got []csi.ControllerServiceCapability_RPC_Type
+			for _, c := range resp.GetCapabilities() {
+				got = append(got, c.GetRpc().GetType())
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("capabilities = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestControllerExpandVolume(t *testing.T) {
+	tests := []struct {
+		name     string
+		cfg      Config
+		volumes  map[string]int64 // known before the call
+		req      *csi.ControllerExpandVolumeRequest
+		wantCode codes.Code
+		wantCap  int64
+		wantSize int64 // volume size afterwards; 0 = unknown volume
+	}{
+		{
+			name:     "unknown volume is created",
+			req:      expandRequest("vol-1", 10),
+			wantCap:  10,
+			wantSize: 10,
+		},
+		{
+			name:     "known volume grows",
+			volumes:  map[string]int64{"vol-1": 5},
+			req:      expandRequest("vol-1", 10),
+			wantCap:  10,
+			wantSize: 10,
+		},
+		{
+			name:     "larger volume keeps its size",
+			volumes:  map[string]int64{"vol-1": 20},
+			req:      expandRequest("vol-1", 10),
+			wantCap:  20,
+			wantSize: 20,
+		},
+		{
+			name:     "node expansion required",
+			cfg:      Config{NodeExpansionRequired: true},
+			req:      expandRequest("vol-1", 10),
+			wantCap:  10,
+			wantSize: 10,
+		},
+		{
+			name:     "strict: unknown volume",
+			cfg:      Config{StrictVolumes: true},
+			req:      expandRequest("vol-1", 10),
+			wantCode: codes.NotFound,
+		},
+		{
+			name:     "strict: known volume",
+			cfg:      Config{StrictVolumes: true},
+			volumes:  map[string]int64{"vol-1": 5},
+			req:      expandRequest("vol-1", 10),
+			wantCap:  10,
+			wantSize: 10,
+		},
+		{
+			name:     "no volume id",
+			req:      expandRequest("", 10),
+			wantCode: codes.InvalidArgument,
+		},
+		{
+			name:     "no capacity range",
+			req:      &csi.ControllerExpandVolumeRequest{VolumeId: "vol-1"},
+			wantCode: codes.InvalidArgument,
+		},
+		{
+			name:     "negative size",
+			req:      expandRequest("vol-1", -1),
+			wantCode: codes.InvalidArgument,
+		},
+		{
+			name: "above limit",
+			req: &csi.ControllerExpandVolumeRequest{
+				VolumeId:      "vol-1",
+				CapacityRange: &csi.CapacityRange{RequiredBytes: 10, LimitBytes: 5},
+			},
+			wantCode: codes.OutOfRange,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, tc.cfg)
+			for id, size := range tc.volumes {
+				d.AddVolume(id, size)
+			}
+			resp, err := c.controller.ControllerExpandVolume(testContext(t), tc.req)
+			if status.Code(err) != tc.wantCode {
+				t.Fatalf("ControllerExpandVolume error = %v, want code %v", err, tc.wantCode)
+			}
+			if resp.GetCapacityBytes() != tc.wantCap || resp.GetNodeExpansionRequired() != (err == nil && tc.cfg.NodeExpansionRequired) {
+				t.Errorf("response = %v, want capacity %d, node expansion %v", resp, tc.wantCap, tc.cfg.NodeExpansionRequired)
+			}
+			size, known := d.VolumeSize(tc.req.GetVolumeId())
+			if size != tc.wantSize || known != (tc.wantSize != 0) {
+				t.Errorf("VolumeSize = %d, %v, want %d", size, known, tc.wantSize)
+			}
+		})
+	}
+}

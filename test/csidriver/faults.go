@@ -1,0 +1,197 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package csidriver
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// ExpandHook lets a test answer ControllerExpandVolume itself. It runs before
+// every other fault. When handled is false the driver goes on as usual and
+// resp and err are ignored.
+type ExpandHook func(ctx context.Context, req *csi.ControllerExpandVolumeRequest) (resp *csi.ControllerExpandVolumeResponse, handled bool, err error)
+
+// faults are the misbehaviours armed at run time. They are guarded by Driver.mu.
+type faults struct {
+	calls    map[string]*errorFault // full gRPC method name -> fault
+	expand   errorFault
+	delay    time.Duration
+	capacity *int64
+	hook     ExpandHook
+	hold     *gate
+}
+
+// errorFault fails the next n calls with code; n < 0 fails every call.
+type errorFault struct {
+	code codes.Code
+	n    int
+}
+
+// take returns the injected error for one call, or nil when the fault is spent.
+func (f *errorFault) take() error {
+	if f.n == 0 || f.code == codes.OK {
+		return nil
+	}
+	if f.n > 0 {
+		f.n--
+	}
+	return status.Errorf(f.code, "injected fault %s", f.code)
+}
+
+// gate holds calls until it is opened.
+type gate struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func (g *gate) open() {
+	g.once.Do(func() { close(g.ch) })
+}
+
+// FailExpand makes the next times ControllerExpandVolume calls fail with code
+// (after any delay or hold); times < 0 fails every call until ResetFaults.
+// codes.OK or times == 0 disarms the fault.
+func (d *Driver) FailExpand(code codes.Code, times int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.faults.expand = errorFault{code: code, n: times}
+}
+
+// FailCall makes the next times calls of method (a full gRPC method name such
+// as csi.Identity_Probe_FullMethodName) fail with code before they reach the
+// driver; times < 0 fails every call until ResetFaults. A ControllerExpandVolume
+// call failed this way is not recorded in Calls: use FailExpand for that.
+func (d *Driver) FailCall(method string, code codes.Code, times int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.faults.calls == nil {
+		d.faults.calls = map[string]*errorFault{}
+	}
+	d.faults.calls[method] = &errorFault{code: code, n: times}
+}
+
+// takeCallFault returns the injected error for one call of method, if any.
+func (d *Driver) takeCallFault(method string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f := d.faults.calls[method]; f != nil {
+		return f.take()
+	}
+	return nil
+}
+
+// SetExpandDelay makes every ControllerExpandVolume call wait delay before it
+// answers. The wait ends early when the caller's context ends, so a delay
+// longer than the caller's timeout makes a call that hangs until the caller
+// gives up. Zero removes the delay.
+func (d *Driver) SetExpandDelay(delay time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.faults.delay = delay
+}
+
+// SetExpandCapacity makes every successful ControllerExpandVolume answer
+// capacity_bytes = capacity (0, too small or huge) instead of the real size.
+func (d *Driver) SetExpandCapacity(capacity int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.faults.capacity = &capacity
+}
+
+// SetExpandHook installs hook for ControllerExpandVolume; nil removes it.
+func (d *Driver) SetExpandHook(hook ExpandHook) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.faults.hook = hook
+}
+
+// HoldExpand makes every ControllerExpandVolume call that starts from now on
+// wait, honouring its context, until release is called. It lets a test keep
+// calls in flight for as long as it needs them there. release may be called
+// more than once.
+func (d *Driver) HoldExpand() (release func()) {
+	g := &gate{ch: make(chan struct{})}
+	d.mu.Lock()
+	d.faults.hold = g
+	d.mu.Unlock()
+	return func() {
+		g.open()
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.faults.hold == g {
+			d.faults.hold = nil
+		}
+	}
+}
+
+// ResetFaults disarms every fault and releases held calls. Calls already
+// waiting out a delay finish their wait.
+func (d *Driver) ResetFaults() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.faults.hold != nil {
+		d.faults.hold.open()
+	}
+	d.faults = faults{}
+}
+
+// expandFaults is what one ControllerExpandVolume call must suffer, fixed when
+// the call arrives (and the hook declined it) so that "the next N calls" means
+// the next N to arrive.
+type expandFaults struct {
+	delay    time.Duration
+	hold     *gate
+	err      error
+	capacity *int64
+}
+
+// takeExpandFaults must be called with d.mu held.
+func (d *Driver) takeExpandFaults() expandFaults {
+	return expandFaults{
+		delay:    d.faults.delay,
+		hold:     d.faults.hold,
+		err:      d.faults.expand.take(),
+		capacity: d.faults.capacity,
+	}
+}
+
+// suffer applies the delay, hold and error of f, honouring ctx.
+func (f expandFaults) suffer(ctx context.Context) error {
+	if f.delay > 0 {
+		t := time.NewTimer(f.delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return status.FromContextError(ctx.Err()).Err()
+		}
+	}
+	if f.hold != nil {
+		select {
+		case <-f.hold.ch:
+		case <-ctx.Done():
+			return status.FromContextError(ctx.Err()).Err()
+		}
+	}
+	return f.err
+}

@@ -1,0 +1,257 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package csidriver
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+func TestFailExpand(t *testing.T) {
+	tests := []struct {
+		name  string
+		code  codes.Code
+		times int
+		want  []codes.Code // one per call
+	}{
+		{name: "twice", code: codes.Unavailable, times: 2, want: []codes.Code{codes.Unavailable, codes.Unavailable, codes.OK}},
+		{name: "every call", code: codes.Internal, times: -1, want: []codes.Code{codes.Internal, codes.Internal, codes.Internal}},
+		{name: "zero times", code: codes.Internal, times: 0, want: []codes.Code{codes.OK}},
+		{name: "code OK disarms", code: codes.OK, times: 3, want: []codes.Code{codes.OK}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, Config{})
+			d.FailExpand(tc.code, tc.times)
+			var got []codes.Code
+			for range tc.want {
+				_, err := c.controller.ControllerExpandVolume(testContext(t), expandRequest("vol-1", 10))
+				got = append(got, status.Code(err))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("codes = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSetExpandDelay(t *testing.T) {
+	tests := []struct {
+		name     string
+		delay    time.Duration
+		timeout  time.Duration
+		wantCode codes.Code
+	}{
+		{name: "short delay", delay: 20 * time.Millisecond, timeout: testTimeout, wantCode: codes.OK},
+		{name: "hang outlives the caller", delay: time.Hour, timeout: 50 * time.Millisecond, wantCode: codes.DeadlineExceeded},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, Config{})
+			d.SetExpandDelay(tc.delay)
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(t.Context(), tc.timeout)
+			defer cancel()
+			_, err := c.controller.ControllerExpandVolume(ctx, expandRequest("vol-1", 10))
+			elapsed := time.Since(start)
+			if status.Code(err) != tc.wantCode {
+				t.Fatalf("error = %v, want code %v", err, tc.wantCode)
+			}
+			if elapsed < min(tc.delay, tc.timeout) || elapsed > testTimeout {
+				t.Errorf("call took %v, want about %v", elapsed, min(tc.delay, tc.timeout))
+			}
+			// The driver side ends too, instead of sleeping on.
+			waitFor(t, "the driver to end the call", func() bool {
+				calls := d.Calls()
+				return len(calls) == 1 && !calls[0].End.IsZero()
+			})
+			// The driver sees either its own deadline or the caller's cancellation first.
+			if got := d.Calls()[0].Code; got != tc.wantCode && (tc.wantCode != codes.DeadlineExceeded || got != codes.Canceled) {
+				t.Errorf("driver recorded code %v, want %v", got, tc.wantCode)
+			}
+		})
+	}
+}
+
+func TestSetExpandCapacity(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		capacity int64
+	}{
+		{name: "zero", capacity: 0},
+		{name: "smaller", capacity: 5},
+		{name: "huge", capacity: 1 << 62},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, Config{})
+			d.SetExpandCapacity(tc.capacity)
+			resp, err := c.controller.ControllerExpandVolume(testContext(t), expandRequest("vol-1", 10))
+			if err != nil {
+				t.Fatalf("ControllerExpandVolume: %v", err)
+			}
+			if resp.GetCapacityBytes() != tc.capacity {
+				t.Errorf("capacity = %d, want %d", resp.GetCapacityBytes(), tc.capacity)
+			}
+			if size, _ := d.VolumeSize("vol-1"); size != 10 {
+				t.Errorf("volume size = %d, want the real size 10", size)
+			}
+		})
+	}
+}
+
+func TestSetExpandHook(t *testing.T) {
+	tests := []struct {
+		name     string
+		hook     ExpandHook
+		wantCode codes.Code
+		wantCap  int64
+	}{
+		{
+			name: "handled with an answer",
+			hook: func(context.Context, *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, bool, error) {
+				return &csi.ControllerExpandVolumeResponse{CapacityBytes: 42}, true, nil
+			},
+			wantCap: 42,
+		},
+		{
+			name: "handled with an error",
+			hook: func(context.Context, *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, bool, error) {
+				return nil, true, status.Error(codes.ResourceExhausted, "quota")
+			},
+			wantCode: codes.ResourceExhausted,
+		},
+		{
+			name: "declined",
+			hook: func(context.Context, *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, bool, error) {
+				return nil, false, errors.New("ignored")
+			},
+			wantCap: 10,
+		},
+		{name: "no hook", wantCap: 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, Config{})
+			d.SetExpandHook(tc.hook)
+			resp, err := c.controller.ControllerExpandVolume(testContext(t), expandRequest("vol-1", 10))
+			if status.Code(err) != tc.wantCode || resp.GetCapacityBytes() != tc.wantCap {
+				t.Errorf("got %v, %v; want capacity %d, code %v", resp, err, tc.wantCap, tc.wantCode)
+			}
+		})
+	}
+}
+
+func TestHoldExpand(t *testing.T) {
+	tests := []struct {
+		name     string
+		end      func(d *Driver, release func(), cancel context.CancelFunc)
+		wantCode codes.Code
+		// stillHeld: the hold outlives the call.
+		stillHeld bool
+	}{
+		{name: "release", end: func(_ *Driver, release func(), _ context.CancelFunc) { release(); release() }},
+		{name: "reset faults", end: func(d *Driver, _ func(), _ context.CancelFunc) { d.ResetFaults() }},
+		{name: "caller gives up", end: func(_ *Driver, _ func(), cancel context.CancelFunc) { cancel() }, wantCode: codes.Canceled, stillHeld: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, Config{})
+			release := d.HoldExpand()
+			defer release()
+			ctx, cancel := context.WithCancel(testContext(t))
+			defer cancel()
+			errc := make(chan error, 1)
+			go func() {
+				_, err := c.controller.ControllerExpandVolume(ctx, expandRequest("vol-1", 10))
+				errc <- err
+			}()
+			waitFor(t, "the call to be held", func() bool { return d.InFlight("vol-1") == 1 })
+			select {
+			case err := <-errc:
+				t.Fatalf("held call returned early: %v", err)
+			default:
+			}
+			tc.end(d, release, cancel)
+			select {
+			case err := <-errc:
+				if status.Code(err) != tc.wantCode {
+					t.Errorf("error = %v, want code %v", err, tc.wantCode)
+				}
+			case <-time.After(testTimeout):
+				t.Fatal("held call did not return")
+			}
+			if tc.stillHeld {
+				waitFor(t, "the driver to end the call", func() bool { return d.InFlight("vol-1") == 0 })
+				return
+			}
+			// New calls are no longer held.
+			if _, err := c.controller.ControllerExpandVolume(testContext(t), expandRequest("vol-1", 10)); err != nil {
+				t.Errorf("call after the hold: %v", err)
+			}
+		})
+	}
+}
+
+func TestResetFaults(t *testing.T) {
+	d, c := dial(t, Config{})
+	d.FailExpand(codes.Internal, -1)
+	d.FailCall(csi.Identity_Probe_FullMethodName, codes.Internal, -1)
+	d.SetExpandDelay(time.Hour)
+	d.SetExpandCapacity(1)
+	d.SetExpandHook(func(context.Context, *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, bool, error) {
+		return nil, true, status.Error(codes.Aborted, "hooked")
+	})
+	d.ResetFaults()
+
+	resp, err := c.controller.ControllerExpandVolume(testContext(t), expandRequest("vol-1", 10))
+	if err != nil || resp.GetCapacityBytes() != 10 {
+		t.Errorf("ControllerExpandVolume after reset = %v, %v; want capacity 10", resp, err)
+	}
+	if _, err := c.identity.Probe(testContext(t), &csi.ProbeRequest{}); err != nil {
+		t.Errorf("Probe after reset: %v", err)
+	}
+}
+
+func TestFailCall(t *testing.T) {
+	d, c := dial(t, Config{DriverName: "test.csi.example.com"})
+	d.FailCall(csi.Identity_GetPluginInfo_FullMethodName, codes.Unavailable, 1)
+	d.FailCall(csi.Controller_ControllerExpandVolume_FullMethodName, codes.Internal, 1)
+	ctx := testContext(t)
+
+	if _, err := c.identity.GetPluginInfo(ctx, &csi.GetPluginInfoRequest{}); status.Code(err) != codes.Unavailable {
+		t.Errorf("first GetPluginInfo error = %v, want Unavailable", err)
+	}
+	if _, err := c.identity.GetPluginInfo(ctx, &csi.GetPluginInfoRequest{}); err != nil {
+		t.Errorf("second GetPluginInfo: %v", err)
+	}
+	if _, err := c.identity.GetPluginCapabilities(ctx, &csi.GetPluginCapabilitiesRequest{}); err != nil {
+		t.Errorf("other methods are not failed: %v", err)
+	}
+	if _, err := c.controller.ControllerExpandVolume(ctx, expandRequest("vol-1", 10)); status.Code(err) != codes.Internal {
+		t.Errorf("ControllerExpandVolume error = %v, want Internal", err)
+	}
+	if n := len(d.Calls()); n != 0 {
+		t.Errorf("a call failed by FailCall was recorded: %d calls", n)
+	}
+}

@@ -1,0 +1,81 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package csidriver
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// testTimeout bounds every wait in these tests.
+const testTimeout = 10 * time.Second
+
+// clients are gRPC clients for one test driver.
+type clients struct {
+	identity   csi.IdentityClient
+	controller csi.ControllerClient
+	node       csi.NodeClient
+}
+
+// dial starts a driver with cfg and connects to it.
+func dial(t *testing.T, cfg Config) (*Driver, clients) {
+	t.Helper()
+	d := StartForTest(t, cfg)
+	conn, err := grpc.NewClient("unix://"+d.Endpoint(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatalf("dial test driver: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return d, clients{
+		identity:   csi.NewIdentityClient(conn),
+		controller: csi.NewControllerClient(conn),
+		node:       csi.NewNodeClient(conn),
+	}
+}
+
+// testContext returns a context that ends with the test or after testTimeout.
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitFor polls cond until it holds, failing t after testTimeout.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		<-tick.C
+	}
+}
+
+func expandRequest(volumeID string, required int64) *csi.ControllerExpandVolumeRequest {
+	return &csi.ControllerExpandVolumeRequest{
+		VolumeId:      volumeID,
+		CapacityRange: &csi.CapacityRange{RequiredBytes: required},
+	}
+}
