@@ -1,0 +1,76 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package features declares the feature gates of csi-resizer. The names,
+// maturity and defaults match upstream external-resizer v2.2 so that an
+// operator's --feature-gates value keeps working, except where noted.
+package features
+
+import (
+	"fmt"
+
+	"k8s.io/component-base/featuregate"
+	logsapi "k8s.io/component-base/logs/api/v1"
+)
+
+const (
+	// AnnotateFsResize makes the resizer record the PVC capacity before a
+	// resize in the PV annotation volume.alpha.kubernetes.io/pre-resize-capacity
+	// when the driver asks for node expansion.
+	AnnotateFsResize featuregate.Feature = "AnnotateFsResize"
+
+	// RecoverVolumeExpansionFailure lets users lower a failed request to
+	// recover from expansion failures (KEP-1790).
+	RecoverVolumeExpansionFailure featuregate.Feature = "RecoverVolumeExpansionFailure"
+
+	// VolumeAttributesClass passes VolumeAttributesClass parameters to the
+	// driver. It is GA upstream and kept here so that setting it is accepted.
+	VolumeAttributesClass featuregate.Feature = "VolumeAttributesClass"
+
+	// ReleaseLeaderElectionOnExit releases the leader election Lease on a
+	// graceful shutdown so that another replica takes over without waiting
+	// for the lease to expire. Upstream had it alpha and off; here it is beta
+	// and on, because graceful shutdown is part of our contract.
+	ReleaseLeaderElectionOnExit featuregate.Feature = "ReleaseLeaderElectionOnExit"
+)
+
+// Specs returns the feature specs of csi-resizer's own gates, without the
+// logging gates. It returns a new map on each call.
+func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
+	return map[featuregate.Feature]featuregate.FeatureSpec{
+		AnnotateFsResize:              {Default: false, PreRelease: featuregate.Alpha},
+		RecoverVolumeExpansionFailure: {Default: true, PreRelease: featuregate.Beta},
+		VolumeAttributesClass:         {Default: true, PreRelease: featuregate.GA},
+		ReleaseLeaderElectionOnExit:   {Default: true, PreRelease: featuregate.Beta},
+	}
+}
+
+// NewGate returns a new feature gate that knows csi-resizer's gates and the
+// logging gates of component-base (ContextualLogging, LoggingAlphaOptions,
+// LoggingBetaOptions), so that one --feature-gates flag sets both. Each call
+// returns an independent gate: there is no process-wide gate to reset.
+func NewGate() featuregate.MutableFeatureGate {
+	gate := featuregate.NewFeatureGate()
+	// Both calls only fail on malformed specs or a closed gate, which would
+	// be a programming error in this file.
+	if err := gate.Add(Specs()); err != nil {
+		panic(fmt.Sprintf("add csi-resizer feature gates: %v", err))
+	}
+	if err := logsapi.AddFeatureGates(gate); err != nil {
+		panic(fmt.Sprintf("add logging feature gates: %v", err))
+	}
+	return gate
+}
