@@ -1,0 +1,142 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package claimstatus builds the status a claim and its volume should carry
+// at each step of a resize, and writes the difference as a patch. The
+// builders are pure: they return changed copies and never touch the input.
+package claimstatus
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Annotation keys and messages shared with kubelet and other tools; they are
+// the upstream strings, byte for byte.
+const (
+	// AnnNodeExpansionNotRequired marks a claim whose last resize needed no
+	// node step.
+	AnnNodeExpansionNotRequired = "volume.kubernetes.io/node-expansion-not-required"
+	// AnnPreResizeCapacity records on the PV the claim's capacity before a
+	// resize that still needs the node step (feature AnnotateFsResize).
+	AnnPreResizeCapacity = "volume.alpha.kubernetes.io/pre-resize-capacity"
+	// FileSystemResizePendingMessage is the message of the
+	// FileSystemResizePending condition.
+	FileSystemResizePendingMessage = "Waiting for user to (re-)start a pod to finish file system resize of volume on node."
+)
+
+// Intent returns a copy of pvc that records target as being expanded by the
+// controller: allocatedResources, ControllerResizeInProgress, Resizing=True.
+func Intent(pvc *v1.PersistentVolumeClaim, target resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
+	out := pvc.DeepCopy()
+	setAllocated(out, target)
+	setResizeStatus(out, v1.PersistentVolumeClaimControllerResizeInProgress)
+	out.Status.Conditions = mergeConditions(out.Status.Conditions, now, condition(v1.PersistentVolumeClaimResizing, ""))
+	delete(out.Annotations, AnnNodeExpansionNotRequired)
+	return out
+}
+
+// NodePending returns a copy of pvc handed over to kubelet for the file
+// system step.
+func NodePending(pvc *v1.PersistentVolumeClaim, now metav1.Time) *v1.PersistentVolumeClaim {
+	out := pvc.DeepCopy()
+	setResizeStatus(out, v1.PersistentVolumeClaimNodeResizePending)
+	out.Status.Conditions = mergeConditions(out.Status.Conditions, now,
+		condition(v1.PersistentVolumeClaimFileSystemResizePending, FileSystemResizePendingMessage))
+	delete(out.Annotations, AnnNodeExpansionNotRequired)
+	return out
+}
+
+// Finished returns a copy of pvc whose resize is complete at size.
+func Finished(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
+	out := pvc.DeepCopy()
+	if out.Status.Capacity == nil {
+		out.Status.Capacity = v1.ResourceList{}
+	}
+	out.Status.Capacity[v1.ResourceStorage] = size
+	out.Status.Conditions = mergeConditions(out.Status.Conditions, now)
+	clearResizeStatus(out)
+	if out.Annotations == nil {
+		out.Annotations = map[string]string{}
+	}
+	out.Annotations[AnnNodeExpansionNotRequired] = "true"
+	return out
+}
+
+// Failed returns a copy of pvc recording a failed controller expansion.
+// Infeasible sizes are marked ControllerResizeInfeasible so that the user
+// and a restarted controller see them.
+func Failed(pvc *v1.PersistentVolumeClaim, infeasible bool, message string, now metav1.Time) *v1.PersistentVolumeClaim {
+	out := pvc.DeepCopy()
+	if infeasible {
+		setResizeStatus(out, v1.PersistentVolumeClaimControllerResizeInfeasible)
+	}
+	out.Status.Conditions = mergeConditions(out.Status.Conditions, now,
+		condition(v1.PersistentVolumeClaimControllerResizeError, message))
+	return out
+}
+
+// ErrorRecorded reports whether pvc carries ControllerResizeError=True.
+func ErrorRecorded(pvc *v1.PersistentVolumeClaim) bool {
+	for _, c := range pvc.Status.Conditions {
+		if c.Type == v1.PersistentVolumeClaimControllerResizeError && c.Status == v1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// Grown returns a copy of pv whose capacity is raised to size; it is never
+// lowered. preResize, when not nil, is recorded as the claim's capacity
+// before the resize (feature AnnotateFsResize).
+func Grown(pv *v1.PersistentVolume, size resource.Quantity, preResize *resource.Quantity) *v1.PersistentVolume {
+	out := pv.DeepCopy()
+	if out.Spec.Capacity == nil {
+		out.Spec.Capacity = v1.ResourceList{}
+	}
+	if current := out.Spec.Capacity[v1.ResourceStorage]; size.Cmp(current) > 0 {
+		out.Spec.Capacity[v1.ResourceStorage] = size
+	}
+	if preResize != nil {
+		if out.Annotations == nil {
+			out.Annotations = map[string]string{}
+		}
+		out.Annotations[AnnPreResizeCapacity] = preResize.String()
+	}
+	return out
+}
+
+func setAllocated(pvc *v1.PersistentVolumeClaim, size resource.Quantity) {
+	if pvc.Status.AllocatedResources == nil {
+		pvc.Status.AllocatedResources = v1.ResourceList{}
+	}
+	pvc.Status.AllocatedResources[v1.ResourceStorage] = size
+}
+
+func setResizeStatus(pvc *v1.PersistentVolumeClaim, s v1.ClaimResourceStatus) {
+	if pvc.Status.AllocatedResourceStatuses == nil {
+		pvc.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{}
+	}
+	pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage] = s
+}
+
+func clearResizeStatus(pvc *v1.PersistentVolumeClaim) {
+	delete(pvc.Status.AllocatedResourceStatuses, v1.ResourceStorage)
+	if len(pvc.Status.AllocatedResourceStatuses) == 0 {
+		pvc.Status.AllocatedResourceStatuses = nil
+	}
+}

@@ -1,0 +1,317 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package claimstatus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/diff"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+// onlyPatch returns the single action recorded by client, which must be a
+// strategic merge patch of name on resource/subresource, and the
+// resourceVersion its body is guarded by.
+func onlyPatch(t *testing.T, client *fake.Clientset, resource, subresource, namespace, name string) string {
+	t.Helper()
+	actions := client.Actions()
+	if len(actions) != 1 {
+		t.Fatalf("got %d actions, want exactly one patch: %v", len(actions), actions)
+	}
+	patch, ok := actions[0].(clienttesting.PatchAction)
+	if !ok || actions[0].GetVerb() != "patch" {
+		t.Fatalf("action is %s, want a patch", actions[0])
+	}
+	if got := patch.GetResource().Resource; got != resource {
+		t.Errorf("patched resource %q, want %q", got, resource)
+	}
+	if got := patch.GetSubresource(); got != subresource {
+		t.Errorf("patched subresource %q, want %q", got, subresource)
+	}
+	if patch.GetNamespace() != namespace || patch.GetName() != name {
+		t.Errorf("patched %s/%s, want %s/%s", patch.GetNamespace(), patch.GetName(), namespace, name)
+	}
+	if got := patch.GetPatchType(); got != types.StrategicMergePatchType {
+		t.Errorf("patch type %q, want %q", got, types.StrategicMergePatchType)
+	}
+	var body struct {
+		Metadata struct {
+			ResourceVersion *string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(patch.GetPatch(), &body); err != nil {
+		t.Fatalf("patch body %s: %v", patch.GetPatch(), err)
+	}
+	if body.Metadata.ResourceVersion == nil {
+		t.Fatalf("patch body %s carries no metadata.resourceVersion", patch.GetPatch())
+	}
+	return *body.Metadata.ResourceVersion
+}
+
+func TestPatchClaim(t *testing.T) {
+	oneGi := claim()
+	tests := []struct {
+		name    string
+		old     *v1.PersistentVolumeClaim
+		updated *v1.PersistentVolumeClaim
+	}{
+		{name: "intent", old: oneGi, updated: Intent(oneGi, q("2Gi"), now)},
+		{
+			name:    "node pending",
+			old:     Intent(oneGi, q("2Gi"), then),
+			updated: NodePending(Intent(oneGi, q("2Gi"), then), now),
+		},
+		{
+			name:    "finished: status map and conditions removed, annotation added",
+			old:     claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then), withTrue(nodeError, "kubelet", then)),
+			updated: Finished(claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then), withTrue(nodeError, "kubelet", then)), q("2Gi"), now),
+		},
+		{
+			name:    "finished: other resource kept",
+			old:     claim(withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, inProgress)),
+			updated: Finished(claim(withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, inProgress)), q("2Gi"), now),
+		},
+		{
+			name:    "failed infeasible",
+			old:     Intent(oneGi, q("100Ti"), then),
+			updated: Failed(Intent(oneGi, q("100Ti"), then), true, "out of range", now),
+		},
+		{
+			name:    "new intent after a failure drops the annotation",
+			old:     claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withTrue(ctrlError, "x", then)),
+			updated: Intent(claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withTrue(ctrlError, "x", then)), q("2Gi"), now),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(tc.old)
+			got, err := PatchClaim(context.Background(), client, tc.old, tc.updated)
+			if err != nil {
+				t.Fatalf("PatchClaim: %v", err)
+			}
+			if rv := onlyPatch(t, client, "persistentvolumeclaims", "status", "ns", "data"); rv != tc.old.ResourceVersion {
+				t.Errorf("patch guarded by resourceVersion %q, want %q", rv, tc.old.ResourceVersion)
+			}
+			checkClaim(t, "returned", got, tc.updated)
+			stored, err := client.Tracker().Get(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), "ns", "data")
+			if err != nil {
+				t.Fatalf("get stored claim: %v", err)
+			}
+			checkClaim(t, "stored", stored.(*v1.PersistentVolumeClaim), tc.updated)
+		})
+	}
+}
+
+// checkClaim compares a claim that went through the fake API server with
+// the one intended. Semantic equality because JSON turns times local and
+// quantities canonical; nil and empty must still match exactly where the
+// patch removes a field.
+func checkClaim(t *testing.T, what string, got, want *v1.PersistentVolumeClaim) {
+	t.Helper()
+	got = got.DeepCopy()
+	got.ManagedFields = nil
+	if !apiequality.Semantic.DeepEqual(got, want) {
+		t.Errorf("%s claim is not the intended one (-got +want):\n%s", what, diff.Diff(got, want))
+	}
+	if (got.Status.AllocatedResourceStatuses == nil) != (want.Status.AllocatedResourceStatuses == nil) {
+		t.Errorf("%s allocatedResourceStatuses = %v, want %v", what, got.Status.AllocatedResourceStatuses, want.Status.AllocatedResourceStatuses)
+	}
+	if len(got.Status.Conditions) != len(want.Status.Conditions) {
+		t.Errorf("%s conditions = %v, want %v", what, got.Status.Conditions, want.Status.Conditions)
+	}
+}
+
+func TestPatchClaimNoChange(t *testing.T) {
+	old := Intent(claim(), q("2Gi"), then)
+	client := fake.NewClientset(old)
+	got, err := PatchClaim(context.Background(), client, old, Intent(old, q("2Gi"), now))
+	if err != nil {
+		t.Fatalf("PatchClaim: %v", err)
+	}
+	if actions := client.Actions(); len(actions) != 0 {
+		t.Errorf("got actions %v, want none", actions)
+	}
+	if got != old {
+		t.Errorf("PatchClaim returned a new object, want old")
+	}
+}
+
+func conflictOn(resource string) clienttesting.ReactionFunc {
+	return func(action clienttesting.Action) (bool, runtime.Object, error) {
+		name := action.(clienttesting.PatchAction).GetName()
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: resource}, name,
+			errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+}
+
+func TestPatchClaimConflict(t *testing.T) {
+	old := claim()
+	client := fake.NewClientset(old)
+	client.PrependReactor("patch", "persistentvolumeclaims", conflictOn("persistentvolumeclaims"))
+	got, err := PatchClaim(context.Background(), client, old, Intent(old, q("2Gi"), now))
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("PatchClaim error %v, want a conflict", err)
+	}
+	if !strings.Contains(err.Error(), "ns/data") {
+		t.Errorf("error %q does not name the claim ns/data", err)
+	}
+	if got != old {
+		t.Errorf("PatchClaim returned a new object on error, want old")
+	}
+}
+
+func TestPatchVolume(t *testing.T) {
+	oneGi := q("1Gi")
+	tests := []struct {
+		name    string
+		old     *v1.PersistentVolume
+		updated *v1.PersistentVolume
+	}{
+		{name: "grown", old: volume(), updated: Grown(volume(), q("2Gi"), nil)},
+		{name: "grown with pre-resize capacity", old: volume(), updated: Grown(volume(), q("2Gi"), &oneGi)},
+		{name: "annotation only", old: volume(withSize("2Gi")), updated: Grown(volume(withSize("2Gi")), q("2Gi"), &oneGi)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(tc.old)
+			got, err := PatchVolume(context.Background(), client, tc.old, tc.updated)
+			if err != nil {
+				t.Fatalf("PatchVolume: %v", err)
+			}
+			if rv := onlyPatch(t, client, "persistentvolumes", "", "", "pv-1"); rv != tc.old.ResourceVersion {
+				t.Errorf("patch guarded by resourceVersion %q, want %q", rv, tc.old.ResourceVersion)
+			}
+			stored, err := client.Tracker().Get(v1.SchemeGroupVersion.WithResource("persistentvolumes"), "", "pv-1")
+			if err != nil {
+				t.Fatalf("get stored volume: %v", err)
+			}
+			for what, pv := range map[string]*v1.PersistentVolume{"returned": got, "stored": stored.(*v1.PersistentVolume)} {
+				pv = pv.DeepCopy()
+				pv.ManagedFields = nil
+				if !apiequality.Semantic.DeepEqual(pv, tc.updated) {
+					t.Errorf("%s volume is not the intended one (-got +want):\n%s", what, diff.Diff(pv, tc.updated))
+				}
+			}
+		})
+	}
+}
+
+func TestPatchVolumeNoChange(t *testing.T) {
+	old := volume(withSize("3Gi"))
+	client := fake.NewClientset(old)
+	got, err := PatchVolume(context.Background(), client, old, Grown(old, q("2Gi"), nil))
+	if err != nil {
+		t.Fatalf("PatchVolume: %v", err)
+	}
+	if actions := client.Actions(); len(actions) != 0 {
+		t.Errorf("got actions %v, want none", actions)
+	}
+	if got != old {
+		t.Errorf("PatchVolume returned a new object, want old")
+	}
+}
+
+func TestPatchVolumeConflict(t *testing.T) {
+	old := volume()
+	client := fake.NewClientset(old)
+	client.PrependReactor("patch", "persistentvolumes", conflictOn("persistentvolumes"))
+	got, err := PatchVolume(context.Background(), client, old, Grown(old, q("2Gi"), nil))
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("PatchVolume error %v, want a conflict", err)
+	}
+	if !strings.Contains(err.Error(), "pv-1") {
+		t.Errorf("error %q does not name the volume pv-1", err)
+	}
+	if got != old {
+		t.Errorf("PatchVolume returned a new object on error, want old")
+	}
+}
+
+// unencodable has a field json cannot encode when it holds a channel.
+type unencodable struct {
+	V any
+}
+
+func TestPatchDataErrors(t *testing.T) {
+	ok := &unencodable{V: 1}
+	bad := &unencodable{V: make(chan int)}
+	tests := []struct {
+		name string
+		run  func() ([]byte, error)
+		want string
+	}{
+		{name: "old not encodable", run: func() ([]byte, error) { return patchData(bad, ok, "1") }, want: "encode object"},
+		{name: "updated not encodable", run: func() ([]byte, error) { return patchData(ok, bad, "1") }, want: "encode object"},
+		{
+			name: "no struct to take the patch strategy from",
+			run: func() ([]byte, error) {
+				return patchData(&map[string]int{"a": 1}, &map[string]int{"a": 2}, "1")
+			},
+			want: "compute patch",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := tc.run()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("patchData error %v, want one with %q", err, tc.want)
+			}
+			if data != nil {
+				t.Errorf("patchData returned %s with an error", data)
+			}
+		})
+	}
+}
+
+// TestPatchDataBody pins the exact wire form of one patch: only what
+// changed, plus the resourceVersion guard.
+func TestPatchDataBody(t *testing.T) {
+	old := claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withAnnotation("pv.kubernetes.io/bind-completed", "yes"))
+	data, err := patchData(old, Intent(old, q("2Gi"), now), old.ResourceVersion)
+	if err != nil {
+		t.Fatalf("patchData: %v", err)
+	}
+	var got, want map[string]any
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatalf("decode %s: %v", data, err)
+	}
+	wantJSON := `{
+		"metadata": {"annotations": {"volume.kubernetes.io/node-expansion-not-required": null}, "resourceVersion": "42"},
+		"status": {
+			"allocatedResources": {"storage": "2Gi"},
+			"allocatedResourceStatuses": {"storage": "ControllerResizeInProgress"},
+			"conditions": [{"type": "Resizing", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2026-03-01T11:00:00Z"}]
+		}
+	}`
+	if err := json.Unmarshal([]byte(wantJSON), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !apiequality.Semantic.DeepEqual(got, want) {
+		t.Errorf("patch body (-got +want):\n%s", diff.Diff(got, want))
+	}
+}

@@ -1,0 +1,182 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controller watches claims and carries out the resize decisions:
+// the informers, the work queue, and the thin code that writes status and
+// calls the driver around the pure decision of package resize.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+)
+
+// Resizer expands the volume behind a PV: the CSI driver, or a trivial
+// stand-in for drivers that expand on the node only.
+type Resizer interface {
+	// Expand grows the volume to at least target. It returns the size the
+	// volume has now (zero when the driver did not say) and whether kubelet
+	// must finish the expansion on the node.
+	Expand(ctx context.Context, pv *v1.PersistentVolume, target resource.Quantity, secrets map[string]string) (resource.Quantity, bool, error)
+	// UsesSecrets reports whether Expand needs the expansion secret.
+	UsesSecrets() bool
+}
+
+// Observer records the outcome of each expansion attempt.
+type Observer interface {
+	ObserveResize(result string, d time.Duration)
+}
+
+// Config is what a Controller is built from.
+type Config struct {
+	// Driver is the CSI driver name from GetPluginInfo.
+	Driver  string
+	Resizer Resizer
+	// Client does the work: status and PV patches, Secret reads.
+	Client   kubernetes.Interface
+	Recorder record.EventRecorder
+	Claims   cache.SharedIndexInformer
+	Volumes  cache.SharedIndexInformer
+	Classes  cache.SharedIndexInformer
+	// Pods is nil unless --handle-volume-inuse-error is on.
+	Pods *inuse.Tracker
+	// OnlyOffline is true when the driver expands only volumes no pod uses.
+	OnlyOffline bool
+	// RetryStart and RetryMax bound the per-claim exponential backoff;
+	// RetryMax is also the slow lane of infeasible sizes.
+	RetryStart, RetryMax time.Duration
+	// AnnotateFsResize and Recovery are the feature gates of the same names.
+	AnnotateFsResize, Recovery bool
+	Observer                   Observer
+	Clock                      clock.PassiveClock
+}
+
+// Controller resizes the claims of one driver.
+type Controller struct {
+	Config
+	claims  corelisters.PersistentVolumeClaimLister
+	volumes corelisters.PersistentVolumeLister
+	classes storagelisters.StorageClassLister
+	queue   workqueue.TypedRateLimitingInterface[string]
+	memory  *memory
+	synced  []cache.InformerSynced
+	ready   bool
+	readyMu sync.RWMutex
+}
+
+// New builds a Controller and registers its event handlers. The informers
+// must not have been started yet.
+func New(cfg Config) (*Controller, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	c := &Controller{
+		Config:  cfg,
+		claims:  corelisters.NewPersistentVolumeClaimLister(cfg.Claims.GetIndexer()),
+		volumes: corelisters.NewPersistentVolumeLister(cfg.Volumes.GetIndexer()),
+		classes: storagelisters.NewStorageClassLister(cfg.Classes.GetIndexer()),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryStart, cfg.RetryMax),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: cfg.Driver + "-pvc"}),
+		memory: newMemory(),
+		synced: []cache.InformerSynced{cfg.Claims.HasSynced, cfg.Volumes.HasSynced, cfg.Classes.HasSynced},
+	}
+	if cfg.Pods != nil {
+		c.synced = append(c.synced, cfg.Pods.HasSynced)
+	}
+	if err := c.registerHandlers(); err != nil {
+		return nil, fmt.Errorf("register event handlers: %w", err)
+	}
+	return c, nil
+}
+
+// Ready reports whether the caches have synced and workers run.
+func (c *Controller) Ready() bool {
+	c.readyMu.RLock()
+	defer c.readyMu.RUnlock()
+	return c.ready
+}
+
+// Run waits for the caches, then runs workers until ctx is done. On the way
+// out it stops taking work and waits for the attempts in flight, whose
+// driver calls are bounded by the driver timeout, not by ctx.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	logger := klog.FromContext(ctx)
+	defer c.queue.ShutDown()
+	if !cache.WaitForNamedCacheSync(c.Driver+"-pvc", ctx.Done(), c.synced...) {
+		return fmt.Errorf("caches of driver %s did not sync", c.Driver)
+	}
+	c.readyMu.Lock()
+	c.ready = true
+	c.readyMu.Unlock()
+	logger.V(2).Info("Starting resize workers", "driver", c.Driver, "workers", workers)
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c.processNext(ctx) {
+			}
+		}()
+	}
+	<-ctx.Done()
+	logger.Info("Shutting down: finishing the resizes in flight")
+	c.queue.ShutDown()
+	wg.Wait()
+	return nil
+}
+
+// processNext handles one key. It is the single place where the outcome of
+// a sync becomes a requeue.
+func (c *Controller) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	if ctx.Err() != nil {
+		return false
+	}
+	logger := klog.LoggerWithValues(klog.FromContext(ctx), "pvc", key)
+	after, err := c.sync(klog.NewContext(context.WithoutCancel(ctx), logger), key)
+	switch {
+	case err != nil:
+		logger.V(2).Info("Resize will be retried", "err", err)
+		c.queue.AddRateLimited(key)
+	case after > 0:
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, after)
+	default:
+		c.queue.Forget(key)
+	}
+	return true
+}

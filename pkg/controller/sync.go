@@ -1,0 +1,111 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/ownership"
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
+)
+
+// errVolumeNotCached asks for a retry: the PV informer may lag the claim's.
+var errVolumeNotCached = errors.New("PV not in the informer cache yet")
+
+// sync looks at one claim and does what the decision says. It returns an
+// error to retry with backoff, or a delay to look again later.
+func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
+	logger := klog.FromContext(ctx)
+	pvc, pv, err := c.objects(key)
+	if err != nil || pvc == nil {
+		return 0, err
+	}
+	verdict, reason := ownership.Check(pvc, pv, c.Driver)
+	switch verdict {
+	case ownership.WaitForPV:
+		return 0, fmt.Errorf("claim %s: %w", key, errVolumeNotCached)
+	case ownership.Ignore:
+		logger.V(5).Info("Ignoring claim", "reason", reason)
+		return 0, nil
+	}
+	d := resize.Decide(c.stateOf(key, pvc, pv), c.Clock.Now(), c.RetryMax)
+	logger.V(4).Info("Decided", "action", d.Action, "target", d.Target.String(), "reason", d.Reason)
+	switch d.Action {
+	case resize.Expand:
+		return c.expand(ctx, key, pvc, pv, d)
+	case resize.Wait:
+		return d.RetryAfter, nil
+	default:
+		return 0, nil
+	}
+}
+
+// objects reads the claim and its PV from the caches, each replaced by the
+// version this controller wrote last when the cache has not caught up. A
+// deleted claim is forgotten and nil is returned.
+func (c *Controller) objects(key string) (*v1.PersistentVolumeClaim, *v1.PersistentVolume, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil, nil, nil
+	}
+	pvc, err := c.claims.PersistentVolumeClaims(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.memory.forget(key)
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read claim %s from cache: %w", key, err)
+	}
+	pvc = c.memory.freshClaim(key, pvc)
+	if pvc.Spec.VolumeName == "" {
+		return pvc, nil, nil
+	}
+	pv, err := c.volumes.Get(pvc.Spec.VolumeName)
+	if apierrors.IsNotFound(err) {
+		return pvc, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read PV %s from cache: %w", pvc.Spec.VolumeName, err)
+	}
+	return pvc, c.memory.freshVolume(pv), nil
+}
+
+// stateOf gathers what the decision reads.
+func (c *Controller) stateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) resize.State {
+	s := resize.State{
+		Request:       pvc.Spec.Resources.Requests[v1.ResourceStorage],
+		Capacity:      pvc.Status.Capacity[v1.ResourceStorage],
+		PVSize:        pv.Spec.Capacity[v1.ResourceStorage],
+		Status:        pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage],
+		ErrorRecorded: claimstatus.ErrorRecorded(pvc),
+		LastFailure:   c.memory.failure(key),
+		Recovery:      c.Recovery,
+	}
+	if a, ok := pvc.Status.AllocatedResources[v1.ResourceStorage]; ok {
+		s.Allocated = &a
+	}
+	return s
+}

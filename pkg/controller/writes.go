@@ -1,0 +1,108 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
+
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/secrets"
+)
+
+// patchClaim writes a claim's new status and remembers the result, which
+// is newer than the cache until the cache catches up.
+func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
+	out, err := claimstatus.PatchClaim(ctx, c.Client, old, updated)
+	if err == nil && out != old {
+		c.memory.wroteClaim(key, out)
+	}
+	return out, err
+}
+
+// patchVolume writes a PV's new capacity and remembers the result.
+func (c *Controller) patchVolume(ctx context.Context, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
+	out, err := claimstatus.PatchVolume(ctx, c.Client, old, updated)
+	if err == nil && out != old {
+		c.memory.wroteVolume(out)
+	}
+	return out, err
+}
+
+// writeFailed reports a failed API write. A conflict means the object
+// changed under the decision: not a failure of the resize, so the claim is
+// requeued without a warning.
+func (c *Controller) writeFailed(pvc *v1.PersistentVolumeClaim, err error) error {
+	if apierrors.IsConflict(err) {
+		klog.Background().V(4).Info("Write conflict, will look again", "pvc", klog.KObj(pvc), "err", err)
+		return err
+	}
+	c.warn(pvc, err)
+	return err
+}
+
+// warn emits the VolumeResizeFailed event.
+func (c *Controller) warn(pvc *v1.PersistentVolumeClaim, err error) {
+	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonResizeFailed, err.Error())
+}
+
+// podsBlocking returns the pods that must go before the driver may be
+// called: only for drivers that expand offline only, or that said the
+// volume is in use the last time.
+func (c *Controller) podsBlocking(key string, pvc *v1.PersistentVolumeClaim) []string {
+	if c.Pods == nil {
+		return nil
+	}
+	if f := c.memory.failure(key); !c.OnlyOffline && (f == nil || f.Class != resize.InUse) {
+		return nil
+	}
+	return c.Pods.UsedBy(pvc.Namespace, pvc.Name)
+}
+
+// secretsFor reads the expansion secret, when the driver takes one.
+func (c *Controller) secretsFor(ctx context.Context, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) (map[string]string, error) {
+	if !c.Resizer.UsesSecrets() {
+		return nil, nil
+	}
+	ref, err := secrets.RefFor(pv, pvc, c.classOf(pv, pvc))
+	if err != nil || ref == nil {
+		return nil, err
+	}
+	return secrets.Fetch(ctx, c.Client, *ref)
+}
+
+// classOf returns the PV's StorageClass from the cache, nil when there is
+// none or it was deleted.
+func (c *Controller) classOf(pv *v1.PersistentVolume, pvc *v1.PersistentVolumeClaim) *storagev1.StorageClass {
+	name := pv.Spec.StorageClassName
+	if name == "" && pvc.Spec.StorageClassName != nil {
+		name = *pvc.Spec.StorageClassName
+	}
+	if name == "" {
+		return nil
+	}
+	sc, err := c.classes.Get(name)
+	if err != nil {
+		return nil
+	}
+	return sc
+}

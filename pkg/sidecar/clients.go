@@ -1,0 +1,93 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecar
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/csi-resizer/csi-resizer/pkg/options"
+)
+
+// clients are the API clients of the sidecar. Events and leader election
+// have their own, with their own rate limits, so that a burst of resizes
+// neither delays its events nor starves the lease renewal.
+type clients struct {
+	work, events, leader kubernetes.Interface
+}
+
+// restConfig builds the client configuration from the flags.
+func restConfig(o *options.Options) (*rest.Config, error) {
+	var (
+		config *rest.Config
+		err    error
+	)
+	if o.Kubeconfig != "" || o.Master != "" {
+		config, err = clientcmd.BuildConfigFromFlags(o.Master, o.Kubeconfig)
+	} else {
+		config, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("build Kubernetes client configuration: %w", err)
+	}
+	config.QPS = float32(o.KubeAPIQPS)
+	config.Burst = o.KubeAPIBurst
+	config.ContentType = runtime.ContentTypeProtobuf
+	config.UserAgent = options.ProgramName
+	return config, nil
+}
+
+// newClients makes the three clients. Events get twice the work budget: a
+// resize makes three writes and up to two events.
+func newClients(config *rest.Config) (*clients, error) {
+	events := rest.CopyConfig(config)
+	events.QPS, events.Burst = 2*config.QPS, 2*config.Burst
+	var c clients
+	for _, x := range []struct {
+		out    *kubernetes.Interface
+		config *rest.Config
+		name   string
+	}{
+		{&c.work, config, "work"},
+		{&c.events, events, "events"},
+		{&c.leader, rest.CopyConfig(config), "leader-election"},
+	} {
+		cs, err := kubernetes.NewForConfig(x.config)
+		if err != nil {
+			return nil, fmt.Errorf("create %s client: %w", x.name, err)
+		}
+		*x.out = cs
+	}
+	return &c, nil
+}
+
+// newRecorder returns an event recorder that writes through the events
+// client, with the upstream event source.
+func newRecorder(client kubernetes.Interface, driver string) (record.EventRecorder, func()) {
+	b := record.NewBroadcaster()
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	r := b.NewRecorder(scheme.Scheme, v1.EventSource{Component: "external-resizer " + driver})
+	return r, b.Shutdown
+}

@@ -1,0 +1,76 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecar
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubernetes-csi/csi-lib-utils/metrics"
+
+	"github.com/csi-resizer/csi-resizer/pkg/controller"
+	"github.com/csi-resizer/csi-resizer/pkg/csi"
+	"github.com/csi-resizer/csi-resizer/pkg/options"
+	"github.com/csi-resizer/csi-resizer/pkg/resizer"
+)
+
+// driver is the connected CSI driver and what it said about itself at
+// start-up; nothing here is asked again per resize.
+type driver struct {
+	client *csi.Client
+	name   string
+	caps   csi.Capabilities
+}
+
+// connectDriver connects, waits until the driver is ready and reads its
+// name and capabilities. onLost is called when the connection drops.
+func connectDriver(ctx context.Context, o *options.Options, mm metrics.CSIMetricsManager, onLost func()) (*driver, error) {
+	client, err := csi.Connect(ctx, o.CSIAddress, o.Timeout, mm, onLost)
+	if err != nil {
+		return nil, err
+	}
+	d := &driver{client: client}
+	if err := d.describe(ctx); err != nil {
+		_ = client.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *driver) describe(ctx context.Context) error {
+	if err := d.client.WaitReady(ctx); err != nil {
+		return err
+	}
+	var err error
+	if d.name, err = d.client.DriverName(ctx); err != nil {
+		return err
+	}
+	d.caps, err = d.client.Capabilities(ctx)
+	return err
+}
+
+// resizer picks how volumes are expanded from the driver's capabilities.
+func (d *driver) resizer() (controller.Resizer, error) {
+	switch d.caps.Mode() {
+	case csi.ModeController:
+		return &resizer.CSI{Driver: d.client, SingleNodeMultiWriter: d.caps.SingleNodeMultiWriter}, nil
+	case csi.ModeNodeOnly:
+		return resizer.NodeOnly{}, nil
+	default:
+		return nil, fmt.Errorf("CSI driver %s supports neither controller nor node volume expansion: resizing is unsupported", d.name)
+	}
+}

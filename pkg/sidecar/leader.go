@@ -1,0 +1,151 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecar
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
+
+	"github.com/csi-resizer/csi-resizer/pkg/options"
+)
+
+// healthPath is where the leader election health check is served.
+const healthPath = "/healthz/leader-election"
+
+// errLeaseLost makes the process exit when it stops leading without being
+// told to: another replica may be working already.
+var errLeaseLost = errors.New("lost the leader election lease")
+
+var unsafeLeaseChars = regexp.MustCompile(`[^a-zA-Z0-9-]`)
+
+// LeaseName is the upstream Lease name for a driver.
+func LeaseName(driver string) string {
+	return "external-resizer-" + unsafeLeaseChars.ReplaceAllString(driver, "-")
+}
+
+// runLeading runs run while holding the Lease. On ctx's end it first lets
+// run drain, then releases the Lease (when release is set), so the next
+// leader never overlaps this one's work.
+func runLeading(ctx context.Context, o *options.Options, client kubernetes.Interface, driver string, mux *http.ServeMux, release bool, run func(context.Context) error) error {
+	lock, err := newLock(o, client, driver)
+	if err != nil {
+		return err
+	}
+	leCtx, stopElection := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopElection()
+	var runErr error
+	health := leaderelection.NewLeaderHealthzAdaptor(o.RenewDeadline)
+	if mux != nil {
+		mux.Handle(healthPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := health.Check(r); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			_, _ = fmt.Fprintln(w, "ok")
+		}))
+	}
+	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		Name:            lock.Identity(),
+		LeaseDuration:   o.LeaseDuration,
+		RenewDeadline:   o.RenewDeadline,
+		RetryPeriod:     o.RetryPeriod,
+		ReleaseOnCancel: release,
+		WatchDog:        health,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(leading context.Context) {
+				work, stop := context.WithCancel(leading)
+				defer stop()
+				defer context.AfterFunc(ctx, stop)()
+				runErr = run(work)
+				stopElection()
+			},
+			OnStoppedLeading: func() {},
+			OnNewLeader: func(id string) {
+				klog.FromContext(ctx).V(2).Info("Leader", "identity", id, "lease", lock.Describe())
+			},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("leader election: %w", err)
+	}
+	stopIfIdle := context.AfterFunc(ctx, func() {
+		if !elector.IsLeader() {
+			stopElection()
+		}
+	})
+	defer stopIfIdle()
+	elector.Run(leCtx)
+	if runErr != nil {
+		return runErr
+	}
+	if ctx.Err() == nil {
+		return errLeaseLost
+	}
+	return nil
+}
+
+func newLock(o *options.Options, client kubernetes.Interface, driver string) (resourcelock.Interface, error) {
+	id, err := identity()
+	if err != nil {
+		return nil, err
+	}
+	lock, err := resourcelock.NewWithLabels(resourcelock.LeasesResourceLock, leaseNamespace(o), LeaseName(driver),
+		client.CoreV1(), client.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id}, o.LeaderElectionLabels)
+	if err != nil {
+		return nil, fmt.Errorf("leader election lock: %w", err)
+	}
+	return lock, nil
+}
+
+// identity is the host name (the pod name in a cluster) and a random part,
+// so two replicas on one host never share it.
+func identity() (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("leader election identity: %w", err)
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return host + "_" + hex.EncodeToString(b), nil
+}
+
+// leaseNamespace is the flag's value, else the pod's namespace, else
+// "default".
+func leaseNamespace(o *options.Options) string {
+	if o.LeaderElectionNamespace != "" {
+		return o.LeaderElectionNamespace
+	}
+	if b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
+		if ns := strings.TrimSpace(string(b)); ns != "" {
+			return ns
+		}
+	}
+	return "default"
+}

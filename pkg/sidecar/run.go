@@ -1,0 +1,132 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package sidecar wires the resizer together: flags to clients, the driver
+// connection, informers, the controller, leader election and diagnostics.
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kubernetes-csi/csi-lib-utils/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"  // rest client and leader election metrics
+	_ "k8s.io/component-base/metrics/prometheus/workqueue" // work queue metrics
+	"k8s.io/klog/v2"
+
+	"github.com/csi-resizer/csi-resizer/pkg/controller"
+	"github.com/csi-resizer/csi-resizer/pkg/features"
+	resizemetrics "github.com/csi-resizer/csi-resizer/pkg/metrics"
+	"github.com/csi-resizer/csi-resizer/pkg/options"
+)
+
+// ErrDriverLost is returned when the connection to the driver drops: the
+// sidecar exits and its container restarts, as every CSI sidecar does.
+var ErrDriverLost = errors.New("lost connection to the CSI driver")
+
+// Run runs the sidecar until ctx ends (SIGTERM) or something fatal happens.
+func Run(ctx context.Context, o *options.Options) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	config, err := restConfig(o)
+	if err != nil {
+		return err
+	}
+	cs, err := newClients(config)
+	if err != nil {
+		return err
+	}
+	mm := metrics.NewCSIMetricsManagerForSidecar("")
+	d, err := connectDriver(ctx, o, mm, func() { cancel(ErrDriverLost) })
+	if err != nil {
+		return err
+	}
+	defer func() { _ = d.client.Close() }()
+	mm.SetDriverName(d.name)
+	mm.WithAdditionalRegistry(legacyregistry.DefaultGatherer)
+
+	ctrl, stopEvents, err := newController(o, cs, d, mm)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+
+	s := &server{ctx: ctx, driverLost: func() bool { return errors.Is(context.Cause(ctx), ErrDriverLost) }, ctrl: ctrl}
+	if err := s.start(o, mm); err != nil {
+		return err
+	}
+	run := func(ctx context.Context) error {
+		s.setLeading(true)
+		stop := make(chan struct{})
+		defer close(stop)
+		ctrl.informers.start(stop)
+		return ctrl.Run(ctx, o.Workers)
+	}
+	if o.LeaderElection {
+		release := o.Features.Enabled(features.ReleaseLeaderElectionOnExit)
+		err = runLeading(ctx, o, cs.leader, d.name, s.mux, release, run)
+	} else {
+		err = run(ctx)
+	}
+	if errors.Is(context.Cause(ctx), ErrDriverLost) {
+		return fmt.Errorf("%w at %s", ErrDriverLost, o.CSIAddress)
+	}
+	if err == nil {
+		klog.FromContext(ctx).Info("Stopped")
+	}
+	return err
+}
+
+// resizeController is the controller with the informers it reads.
+type resizeController struct {
+	*controller.Controller
+	informers *informers
+}
+
+func newController(o *options.Options, cs *clients, d *driver, mm metrics.CSIMetricsManager) (*resizeController, func(), error) {
+	rz, err := d.resizer()
+	if err != nil {
+		return nil, nil, err
+	}
+	inf, err := newInformers(cs.work, o.ResyncPeriod, o.HandleVolumeInUseError)
+	if err != nil {
+		return nil, nil, fmt.Errorf("informers: %w", err)
+	}
+	recorder, stopEvents := newRecorder(cs.events, d.name)
+	ctrl, err := controller.New(controller.Config{
+		Driver:           d.name,
+		Resizer:          rz,
+		Client:           cs.work,
+		Recorder:         recorder,
+		Claims:           inf.claims,
+		Volumes:          inf.volumes,
+		Classes:          inf.classes,
+		Pods:             inf.tracker,
+		OnlyOffline:      d.caps.OnlyOffline(),
+		RetryStart:       o.RetryIntervalStart,
+		RetryMax:         o.RetryIntervalMax,
+		AnnotateFsResize: o.Features.Enabled(features.AnnotateFsResize),
+		Recovery:         o.Features.Enabled(features.RecoverVolumeExpansionFailure),
+		Observer:         resizemetrics.NewResizeDuration(mm.GetRegistry(), d.name),
+	})
+	if err != nil {
+		stopEvents()
+		return nil, nil, err
+	}
+	return &resizeController{Controller: ctrl, informers: inf}, stopEvents, nil
+}

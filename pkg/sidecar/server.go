@@ -1,0 +1,73 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/kubernetes-csi/csi-lib-utils/metrics"
+	"k8s.io/klog/v2"
+
+	resizemetrics "github.com/csi-resizer/csi-resizer/pkg/metrics"
+	"github.com/csi-resizer/csi-resizer/pkg/options"
+)
+
+// server is the diagnostics endpoint: metrics and health.
+type server struct {
+	ctx        context.Context
+	mux        *http.ServeMux
+	driverLost func() bool
+	ctrl       *resizeController
+	leading    atomic.Bool
+}
+
+// start serves --http-endpoint (or the deprecated --metrics-address) when
+// set. A replica that does not lead is ready once the driver is connected:
+// it has no caches to sync.
+func (s *server) start(o *options.Options, mm metrics.CSIMetricsManager) error {
+	addr := o.Addr()
+	if addr == "" {
+		return nil
+	}
+	s.mux = resizemetrics.NewMux(s.ready)
+	mm.RegisterToServer(s.mux, o.MetricsPath)
+	done, err := resizemetrics.Serve(s.ctx, addr, s.mux)
+	if err != nil {
+		return err
+	}
+	go func() {
+		if err := <-done; err != nil {
+			klog.FromContext(s.ctx).Error(err, "Diagnostics server stopped")
+		}
+	}()
+	return nil
+}
+
+func (s *server) setLeading(v bool) { s.leading.Store(v) }
+
+func (s *server) ready() error {
+	switch {
+	case s.driverLost():
+		return errors.New("CSI driver connection lost")
+	case s.leading.Load() && !s.ctrl.Ready():
+		return errors.New("informer caches are not synced yet")
+	}
+	return nil
+}
