@@ -334,11 +334,21 @@ func (e *env) writes() []string {
 func (e *env) reads() []string {
 	var out []string
 	for _, a := range e.client.Actions() {
-		if g, ok := a.(clienttesting.GetAction); ok {
+		if g, ok := a.(clienttesting.GetAction); ok && a.GetVerb() == "get" {
 			out = append(out, fmt.Sprintf("%s %s/%s", a.GetResource().Resource, g.GetNamespace(), g.GetName()))
 		}
 	}
 	return out
+}
+
+// recorderSnapshot returns the events recorded so far and keeps them for
+// events().
+func (e *env) recorderSnapshot() []string {
+	evs := e.events()
+	for _, ev := range evs {
+		e.recorder.Events <- ev
+	}
+	return evs
 }
 
 // events drains the events recorded so far.

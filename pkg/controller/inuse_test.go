@@ -1,0 +1,272 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+)
+
+// withPods gives the controller a pod tracker whose cache the test fills.
+func withPods(t *testing.T, onlyOffline bool, pods ...*inuse.Pod) (envOpt, cache.Indexer) {
+	t.Helper()
+	inf := coreinformers.NewPodInformer(nil, "", 0, cache.Indexers{})
+	tracker, err := inuse.NewTracker(inf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods {
+		if err := inf.GetIndexer().Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func(c *Config) {
+		c.Pods = tracker
+		c.OnlyOffline = onlyOffline
+	}, inf.GetIndexer()
+}
+
+func runningPod(name string, claims ...string) *inuse.Pod {
+	return &inuse.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Phase: v1.PodRunning, Scheduled: true, Claims: claims}
+}
+
+func TestInUseWithOfflineDriver(t *testing.T) {
+	pvc := claim("a", "2Gi", "1Gi")
+	pod := runningPod("app-0", "a")
+	opt, pods := withPods(t, true, pod)
+	e := newEnv(t, nil, objects(pvc, volume(pvc, "1Gi")), opt)
+
+	_, err := e.sync("a")
+	if err == nil || !strings.Contains(err.Error(), "only supports offline expansion") {
+		t.Fatalf("want an in-use error, got %v", err)
+	}
+	equal(t, "writes while in use", e.writes(), []string(nil))
+	equal(t, "driver calls while in use", len(e.resizer.targets()), 0)
+	equal(t, "events", e.events(), []string{"Warning VolumeResizeFailed unable to expand default/a because CSI driver test.csi.example.com only supports offline expansion and volume is currently in-use by pod(s) [app-0]"})
+
+	if err := pods.Delete(pod); err != nil {
+		t.Fatal(err)
+	}
+	e.mustSync("a")
+	equal(t, "driver calls", e.resizer.targets(), []string{"2Gi"})
+	equal(t, "claim", summary(e.claim("a")), "capacity=2Gi allocated=2Gi status=- conditions=[]")
+}
+
+func TestInUseErrorFromOnlineDriver(t *testing.T) {
+	pvc := claim("a", "2Gi", "1Gi")
+	pod := runningPod("app-0", "a")
+	opt, pods := withPods(t, false, pod)
+	rz := &fakeResizer{script: []result{{err: status.Error(codes.FailedPrecondition, "volume is published")}}}
+	e := newEnv(t, rz, objects(pvc, volume(pvc, "1Gi")), opt)
+
+	// An online driver is called even while a pod runs...
+	if _, err := e.sync("a"); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("want the driver's FailedPrecondition, got %v", err)
+	}
+	// ...but after it said the volume is in use, not again until the pod is gone.
+	if _, err := e.sync("a"); err == nil || !strings.Contains(err.Error(), "in-use by pod(s) [app-0]") {
+		t.Fatalf("want the claim held back, got %v", err)
+	}
+	equal(t, "driver calls while in use", len(e.resizer.targets()), 1)
+
+	if err := pods.Delete(pod); err != nil {
+		t.Fatal(err)
+	}
+	e.mustSync("a")
+	equal(t, "claim", summary(e.claim("a")), "capacity=2Gi allocated=2Gi status=- conditions=[]")
+}
+
+
+func TestSecrets(t *testing.T) {
+	templated := map[string]string{
+		"csi.storage.k8s.io/controller-expand-secret-name":      "${pvc.name}-expand",
+		"csi.storage.k8s.io/controller-expand-secret-namespace": "${pvc.namespace}",
+	}
+	tests := []struct {
+		name        string
+		pvOpts      []volumeOpt
+		class       *storageclass
+		secrets     []*v1.Secret
+		noSecret    bool
+		wantSecrets map[string]string
+		wantReads   []string
+		wantErr     string
+	}{
+		{name: "secret from the PV ref", pvOpts: []volumeOpt{expandSecret("vault", "expand-creds")},
+			secrets: []*v1.Secret{secret("vault", "expand-creds", map[string]string{"token": "s3cr3t-pv"})},
+			wantSecrets: map[string]string{"token": "s3cr3t-pv"}, wantReads: []string{"secrets vault/expand-creds"}},
+		{name: "secret from StorageClass templates", pvOpts: []volumeOpt{inClass("gold")}, class: &storageclass{"gold", templated},
+			secrets:     []*v1.Secret{secret(ns, "a-expand", map[string]string{"token": "s3cr3t-sc"})},
+			wantSecrets: map[string]string{"token": "s3cr3t-sc"}, wantReads: []string{"secrets default/a-expand"}},
+		{name: "PV ref wins over the class", pvOpts: []volumeOpt{inClass("gold"), expandSecret("vault", "expand-creds")}, class: &storageclass{"gold", templated},
+			secrets:     []*v1.Secret{secret("vault", "expand-creds", map[string]string{"token": "from-pv"})},
+			wantSecrets: map[string]string{"token": "from-pv"}, wantReads: []string{"secrets vault/expand-creds"}},
+		{name: "no secret configured", pvOpts: []volumeOpt{inClass("plain")}, class: &storageclass{"plain", nil}},
+		{name: "class deleted: no secret", pvOpts: []volumeOpt{inClass("gone")}},
+		{name: "node-only resizer reads no secret", pvOpts: []volumeOpt{expandSecret("vault", "missing")}, noSecret: true},
+		{name: "missing secret: event, no driver call", pvOpts: []volumeOpt{expandSecret("vault", "missing")},
+			wantReads: []string{"secrets vault/missing"}, wantErr: `secret "vault/missing" for volume expansion not found`},
+		{name: "template resolving to an invalid name: event, no read, no call", pvOpts: []volumeOpt{inClass("bad")},
+			class:   &storageclass{"bad", map[string]string{"csi.storage.k8s.io/controller-expand-secret-name": "${pvc.annotations['x']}", "csi.storage.k8s.io/controller-expand-secret-namespace": "${pvc.namespace}"}},
+			wantErr: "csi.storage.k8s.io/controller-expand-secret-name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pvc := claim("a", "2Gi", "1Gi", annotated("x", "../kube-system/admin"))
+			objs := objects(pvc, volume(pvc, "1Gi", tc.pvOpts...))
+			if tc.class != nil {
+				objs = append(objs, class(tc.class.name, tc.class.params))
+			}
+			for _, s := range tc.secrets {
+				objs = append(objs, s)
+			}
+			e := newEnv(t, &fakeResizer{noSecret: tc.noSecret}, objs)
+			_, err := e.sync("a")
+			equal(t, "secret reads", e.reads(), tc.wantReads)
+			for _, ev := range e.recorderSnapshot() {
+				if strings.Contains(ev, "s3cr3t") {
+					t.Errorf("secret value in event %q", ev)
+				}
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				equal(t, "driver calls", len(e.resizer.targets()), 0)
+				equal(t, "writes", e.writes(), []string(nil))
+				events := e.recorderSnapshot()
+				if len(events) != 1 || !strings.HasPrefix(events[0], "Warning VolumeResizeFailed") || !strings.Contains(events[0], tc.wantErr) {
+					t.Errorf("events = %q", events)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(e.resizer.calls) != 1 {
+				t.Fatalf("driver calls = %d", len(e.resizer.calls))
+			}
+			equal(t, "secrets passed", e.resizer.calls[0].Secrets, tc.wantSecrets)
+		})
+	}
+}
+
+type storageclass struct {
+	name   string
+	params map[string]string
+}
+
+func TestClaimUpdatedQueuesOnlyWhatMatters(t *testing.T) {
+	base := claim("a", "2Gi", "1Gi")
+	base.ResourceVersion = "1"
+	changed := func(f func(*v1.PersistentVolumeClaim)) *v1.PersistentVolumeClaim {
+		c := base.DeepCopy()
+		c.ResourceVersion = "2"
+		f(c)
+		return c
+	}
+	tests := []struct {
+		name string
+		cur  *v1.PersistentVolumeClaim
+		want bool
+	}{
+		{name: "resync", cur: base.DeepCopy(), want: true},
+		{name: "request changed", cur: changed(func(c *v1.PersistentVolumeClaim) {
+			c.Spec.Resources.Requests[v1.ResourceStorage] = resource.MustParse("3Gi")
+		}), want: true},
+		{name: "capacity changed by kubelet", cur: changed(func(c *v1.PersistentVolumeClaim) {
+			c.Status.Capacity[v1.ResourceStorage] = resource.MustParse("2Gi")
+		}), want: true},
+		{name: "phase changed", cur: changed(func(c *v1.PersistentVolumeClaim) { c.Status.Phase = v1.ClaimLost }), want: true},
+		{name: "resizer annotation set", cur: changed(func(c *v1.PersistentVolumeClaim) {
+			c.Annotations = map[string]string{"volume.kubernetes.io/storage-resizer": driverName}
+		}), want: true},
+		{name: "our own status write", cur: changed(func(c *v1.PersistentVolumeClaim) {
+			c.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue}}
+		}), want: false},
+		{name: "label changed", cur: changed(func(c *v1.PersistentVolumeClaim) { c.Labels = map[string]string{"x": "y"} }), want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, nil, nil)
+			e.ctrl.claimUpdated(base, tc.cur)
+			equal(t, "queued", e.ctrl.queue.Len() == 1, tc.want)
+		})
+	}
+}
+
+func TestRunResizesThroughInformers(t *testing.T) {
+	pvc := claim("a", "1Gi", "1Gi")
+	e := newEnv(t, nil, objects(pvc, volume(pvc, "1Gi")))
+	ctx, cancel := context.WithCancel(e.ctx)
+	stop := make(chan struct{})
+	for _, inf := range []cache.SharedIndexInformer{e.ctrl.Claims, e.ctrl.Volumes, e.ctrl.Classes} {
+		go inf.Run(stop)
+	}
+	done := make(chan error, 1)
+	go func() { done <- e.ctrl.Run(ctx, 2) }()
+	defer func() {
+		cancel()
+		close(stop)
+	}()
+
+	waitFor(t, "controller ready", e.ctrl.Ready)
+	e.setRequestThroughAPI("a", "2Gi")
+	waitFor(t, "claim finished", func() bool {
+		return summary(e.claim("a")) == "capacity=2Gi allocated=2Gi status=- conditions=[]"
+	})
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+}
+
+func (e *env) setRequestThroughAPI(name, size string) {
+	e.t.Helper()
+	pvc := e.claim(name)
+	pvc.Spec.Resources.Requests[v1.ResourceStorage] = resource.MustParse(size)
+	if _, err := e.client.CoreV1().PersistentVolumeClaims(ns).Update(e.ctx, pvc, metav1.UpdateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true,
+		func(context.Context) (bool, error) { return cond(), nil })
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}

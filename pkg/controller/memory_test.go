@@ -1,0 +1,72 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
+)
+
+func withVersion(rv string) *v1.PersistentVolumeClaim {
+	return &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: ns, ResourceVersion: rv}}
+}
+
+func TestFreshClaim(t *testing.T) {
+	tests := []struct {
+		name        string
+		written     string
+		cached      string
+		wantVersion string
+		wantKept    bool
+	}{
+		{name: "cache older than the write: use the write", written: "10", cached: "9", wantVersion: "10", wantKept: true},
+		{name: "cache caught up: use and forget", written: "10", cached: "10", wantVersion: "10"},
+		{name: "cache newer: use the cache", written: "10", cached: "12", wantVersion: "12"},
+		{name: "versions not numbers: the cache wins", written: "b", cached: "a", wantVersion: "a"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMemory()
+			m.wroteClaim("default/a", withVersion(tc.written))
+			got := m.freshClaim("default/a", withVersion(tc.cached))
+			equal(t, "version", got.ResourceVersion, tc.wantVersion)
+			equal(t, "still remembered", m.size() == 1, tc.wantKept)
+		})
+	}
+}
+
+func TestFreshVolumeAndForget(t *testing.T) {
+	m := newMemory()
+	if m.freshVolume(nil) != nil {
+		t.Fatal("nil PV must stay nil")
+	}
+	m.wroteVolume(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-a", ResourceVersion: "5"}})
+	got := m.freshVolume(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-a", ResourceVersion: "4"}})
+	equal(t, "PV version", got.ResourceVersion, "5")
+	m.setFailure("default/a", resize.Failure{Class: resize.Final})
+	m.wroteClaim("default/a", withVersion("3"))
+	m.forget("default/a")
+	m.forgetVolume("pv-a")
+	equal(t, "entries left", m.size(), 0)
+	if m.failure("default/a") != nil {
+		t.Error("failure survived forget")
+	}
+}
