@@ -103,7 +103,6 @@ func TestInUseErrorFromOnlineDriver(t *testing.T) {
 	equal(t, "claim", summary(e.claim("a")), "capacity=2Gi allocated=2Gi status=- conditions=[]")
 }
 
-
 func TestSecrets(t *testing.T) {
 	templated := map[string]string{
 		"csi.storage.k8s.io/controller-expand-secret-name":      "${pvc.name}-expand",
@@ -120,7 +119,7 @@ func TestSecrets(t *testing.T) {
 		wantErr     string
 	}{
 		{name: "secret from the PV ref", pvOpts: []volumeOpt{expandSecret("vault", "expand-creds")},
-			secrets: []*v1.Secret{secret("vault", "expand-creds", map[string]string{"token": "s3cr3t-pv"})},
+			secrets:     []*v1.Secret{secret("vault", "expand-creds", map[string]string{"token": "s3cr3t-pv"})},
 			wantSecrets: map[string]string{"token": "s3cr3t-pv"}, wantReads: []string{"secrets vault/expand-creds"}},
 		{name: "secret from StorageClass templates", pvOpts: []volumeOpt{inClass("gold")}, class: &storageclass{"gold", templated},
 			secrets:     []*v1.Secret{secret(ns, "a-expand", map[string]string{"token": "s3cr3t-sc"})},
