@@ -51,9 +51,9 @@ func (c *Controller) patchVolume(ctx context.Context, old, updated *v1.Persisten
 // writeFailed reports a failed API write. A conflict means the object
 // changed under the decision: not a failure of the resize, so the claim is
 // requeued without a warning.
-func (c *Controller) writeFailed(pvc *v1.PersistentVolumeClaim, err error) error {
+func (c *Controller) writeFailed(ctx context.Context, pvc *v1.PersistentVolumeClaim, err error) error {
 	if apierrors.IsConflict(err) {
-		klog.Background().V(4).Info("Write conflict, will look again", "pvc", klog.KObj(pvc), "err", err)
+		klog.FromContext(ctx).V(4).Info("Write conflict, will look again", "pvc", klog.KObj(pvc), "err", err)
 		return err
 	}
 	c.warn(pvc, err)
