@@ -32,7 +32,12 @@ normalize() {
 want="$(normalize <"$header")"
 bad=()
 while IFS= read -r -d '' file; do
-	if [[ "$(head -n "$lines" "$file" | normalize)" != "$want" ]]; then
+	skip=0
+	# A build constraint must come first; the header follows it.
+	if head -n 1 "$file" | grep -q '^//go:build '; then
+		skip=2
+	fi
+	if [[ "$(tail -n +"$((skip + 1))" "$file" | head -n "$lines" | normalize)" != "$want" ]]; then
 		bad+=("${file#./}")
 	fi
 done < <(find . \( -path ./vendor -o -path ./.git -o -path ./_output -o -path ./bin \) -prune -o -type f -name '*.go' -print0 | sort -z)
