@@ -26,6 +26,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
@@ -51,7 +52,10 @@ func LeaseName(driver string) string {
 
 // runLeading runs run while holding the Lease. On ctx's end it first lets
 // run drain, then releases the Lease (when release is set), so the next
-// leader never overlaps this one's work.
+// leader never overlaps this one's work. When the Lease is lost, run is
+// stopped and drained too before errLeaseLost is returned: the elector
+// returns without waiting for its callback, which would otherwise still be
+// calling the driver while the caller closes the connection under it.
 func runLeading(ctx context.Context, o *options.Options, client kubernetes.Interface, driver string, mux *http.ServeMux, release bool, run func(context.Context) error) error {
 	lock, err := newLock(o, client, driver)
 	if err != nil {
@@ -59,7 +63,8 @@ func runLeading(ctx context.Context, o *options.Options, client kubernetes.Inter
 	}
 	leCtx, stopElection := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopElection()
-	var runErr error
+	var runErr error // written before leading.done is closed
+	leading := &callback{done: make(chan struct{})}
 	health := leaderelection.NewLeaderHealthzAdaptor(o.RenewDeadline)
 	if mux != nil {
 		mux.Handle(healthPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -79,8 +84,12 @@ func runLeading(ctx context.Context, o *options.Options, client kubernetes.Inter
 		ReleaseOnCancel: release,
 		WatchDog:        health,
 		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(leading context.Context) {
-				work, stop := context.WithCancel(leading)
+			OnStartedLeading: func(leadingCtx context.Context) {
+				if !leading.start() {
+					return
+				}
+				defer close(leading.done)
+				work, stop := context.WithCancel(leadingCtx)
 				defer stop()
 				defer context.AfterFunc(ctx, stop)()
 				runErr = run(work)
@@ -102,6 +111,7 @@ func runLeading(ctx context.Context, o *options.Options, client kubernetes.Inter
 	})
 	defer stopIfIdle()
 	elector.Run(leCtx)
+	leading.wait()
 	if runErr != nil {
 		return runErr
 	}
@@ -109,6 +119,34 @@ func runLeading(ctx context.Context, o *options.Options, client kubernetes.Inter
 		return errLeaseLost
 	}
 	return nil
+}
+
+// callback follows the elector's OnStartedLeading goroutine, which
+// elector.Run starts but does not wait for when the Lease is lost.
+type callback struct {
+	mu      sync.Mutex
+	started bool // guarded by mu
+	over    bool // guarded by mu: elector.Run returned
+	done    chan struct{}
+}
+
+// start reports whether the callback may run; not once the elector is over.
+func (c *callback) start() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.started = !c.over
+	return c.started
+}
+
+// wait marks the elector over and waits for a callback that started.
+func (c *callback) wait() {
+	c.mu.Lock()
+	c.over = true
+	started := c.started
+	c.mu.Unlock()
+	if started {
+		<-c.done
+	}
 }
 
 func newLock(o *options.Options, client kubernetes.Interface, driver string) (resourcelock.Interface, error) {

@@ -41,8 +41,6 @@ var ErrDriverLost = errors.New("lost connection to the CSI driver")
 
 // Run runs the sidecar until ctx ends (SIGTERM) or something fatal happens.
 func Run(ctx context.Context, o *options.Options) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	config, err := restConfig(o)
 	if err != nil {
 		return err
@@ -51,6 +49,13 @@ func Run(ctx context.Context, o *options.Options) error {
 	if err != nil {
 		return err
 	}
+	return run(ctx, o, cs)
+}
+
+// run is Run with the API clients made.
+func run(ctx context.Context, o *options.Options, cs *clients) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	mm := metrics.NewCSIMetricsManagerForSidecar("")
 	d, err := connectDriver(ctx, o, mm, func() { cancel(ErrDriverLost) })
 	if err != nil {
@@ -70,18 +75,22 @@ func Run(ctx context.Context, o *options.Options) error {
 	if err := s.start(o, mm); err != nil {
 		return err
 	}
-	run := func(ctx context.Context) error {
+	work := func(ctx context.Context) error {
 		s.setLeading(true)
 		stop := make(chan struct{})
 		defer close(stop)
 		ctrl.informers.start(stop)
-		return ctrl.Run(ctx, o.Workers)
+		if err := ctrl.Run(ctx, o.Workers); err != nil && ctx.Err() == nil {
+			return err
+		}
+		// Stopped before the caches synced: a shutdown, not a failure.
+		return nil
 	}
 	if o.LeaderElection {
 		release := o.Features.Enabled(features.ReleaseLeaderElectionOnExit)
-		err = runLeading(ctx, o, cs.leader, d.name, s.mux, release, run)
+		err = runLeading(ctx, o, cs.leader, d.name, s.mux, release, work)
 	} else {
-		err = run(ctx)
+		err = work(ctx)
 	}
 	if errors.Is(context.Cause(ctx), ErrDriverLost) {
 		return fmt.Errorf("%w at %s", ErrDriverLost, o.CSIAddress)

@@ -1,0 +1,150 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecar
+
+import (
+	"reflect"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+)
+
+// heavy returns metadata with what slim drops and what it keeps.
+func heavy(annotations map[string]string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name:          "x",
+		Namespace:     testNamespace,
+		Labels:        map[string]string{"app": "db"},
+		Annotations:   annotations,
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}},
+	}
+}
+
+func TestSlim(t *testing.T) {
+	const keep = "volume.kubernetes.io/storage-resizer"
+	tests := []struct {
+		name            string
+		obj             any
+		wantAnnotations map[string]string
+	}{
+		{
+			name:            "claim: last-applied dropped, other annotations kept",
+			obj:             &v1.PersistentVolumeClaim{ObjectMeta: heavy(map[string]string{lastApplied: "{...}", keep: testDriver})},
+			wantAnnotations: map[string]string{keep: testDriver},
+		},
+		{
+			name:            "volume without annotations",
+			obj:             &v1.PersistentVolume{ObjectMeta: heavy(nil)},
+			wantAnnotations: nil,
+		},
+		{
+			name:            "class with only last-applied",
+			obj:             &storagev1.StorageClass{ObjectMeta: heavy(map[string]string{lastApplied: "{...}"})},
+			wantAnnotations: map[string]string{},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := slim(tc.obj)
+			if err != nil {
+				t.Fatalf("slim: %v", err)
+			}
+			if got != tc.obj {
+				t.Errorf("slim returned another object")
+			}
+			m := got.(metav1.Object)
+			if m.GetManagedFields() != nil {
+				t.Errorf("managedFields = %v, want none", m.GetManagedFields())
+			}
+			if a := m.GetAnnotations(); !reflect.DeepEqual(a, tc.wantAnnotations) {
+				t.Errorf("annotations = %#v, want %#v", a, tc.wantAnnotations)
+			}
+			if m.GetName() != "x" || m.GetLabels()["app"] != "db" {
+				t.Errorf("slim changed name or labels: %q %v", m.GetName(), m.GetLabels())
+			}
+		})
+	}
+}
+
+func TestSlimPassesThrough(t *testing.T) {
+	pvc := &v1.PersistentVolumeClaim{ObjectMeta: heavy(map[string]string{lastApplied: "{...}"})}
+	tests := []struct {
+		name string
+		obj  any
+	}{
+		{name: "deleted final state unknown", obj: cache.DeletedFinalStateUnknown{Key: "default/x", Obj: pvc}},
+		{name: "string", obj: "not an object"},
+		{name: "nil", obj: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := slim(tc.obj)
+			if err != nil {
+				t.Fatalf("slim: %v", err)
+			}
+			if !reflect.DeepEqual(got, tc.obj) {
+				t.Errorf("slim(%#v) = %#v, want it unchanged", tc.obj, got)
+			}
+		})
+	}
+}
+
+func TestInformers(t *testing.T) {
+	tests := []struct {
+		name     string
+		pods     bool
+		wantPods bool
+	}{
+		{name: "in-use handling on watches pods", pods: true, wantPods: true},
+		{name: "in-use handling off watches no pods", pods: false, wantPods: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pvc := &v1.PersistentVolumeClaim{ObjectMeta: heavy(map[string]string{lastApplied: "{...}", "keep": "me"})}
+			client := fake.NewClientset(pvc)
+			inf, err := newInformers(client, 0, tc.pods)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := inf.pods != nil && inf.tracker != nil; got != tc.wantPods {
+				t.Fatalf("pods watched = %v, want %v", got, tc.wantPods)
+			}
+			stop := make(chan struct{})
+			defer close(stop)
+			inf.start(stop)
+			synced := []cache.InformerSynced{inf.claims.HasSynced, inf.volumes.HasSynced, inf.classes.HasSynced}
+			if inf.pods != nil {
+				synced = append(synced, inf.pods.HasSynced)
+			}
+			if !cache.WaitForCacheSync(stop, synced...) {
+				t.Fatal("caches did not sync")
+			}
+			obj, ok, err := inf.claims.GetIndexer().GetByKey(testNamespace + "/x")
+			if err != nil || !ok {
+				t.Fatalf("claim not cached: %v", err)
+			}
+			cached := obj.(*v1.PersistentVolumeClaim)
+			if cached.ManagedFields != nil || cached.Annotations[lastApplied] != "" || cached.Annotations["keep"] != "me" {
+				t.Errorf("cached claim metadata = %+v, want it slim", cached.ObjectMeta)
+			}
+		})
+	}
+}
