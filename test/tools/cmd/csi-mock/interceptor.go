@@ -85,13 +85,20 @@ func (i *interceptor) answer(ctx context.Context, req any, handler grpc.UnaryHan
 			return nil, status.FromContextError(ctx.Err()).Err()
 		}
 	}
-	if a.Code != "" {
-		var code codes.Code
-		if err := code.UnmarshalJSON([]byte(`"` + a.Code + `"`)); err == nil {
-			return nil, status.Error(code, a.Message)
-		}
+	if code, ok := codeNamed(a.Code); ok {
+		return nil, status.Error(code, a.Message)
 	}
 	return handler(ctx, req)
+}
+
+// codeNamed maps a code's Go name ("OutOfRange") to the code.
+func codeNamed(name string) (codes.Code, bool) {
+	for c := codes.OK; c <= codes.Unauthenticated; c++ {
+		if c.String() == name && c != codes.OK {
+			return c, true
+		}
+	}
+	return codes.OK, false
 }
 
 // next pops the next scripted answer; the script is reloaded whenever the

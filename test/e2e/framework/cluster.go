@@ -1,0 +1,211 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Tools are the binaries the suite runs.
+type Tools struct {
+	Etcd, APIServer, CSIMock, Resizer string
+}
+
+// ToolsFromEnv finds the binaries: E2E_TOOLS_DIR (built by
+// hack/build-tools.sh) and E2E_RESIZER (built by `make build`).
+func ToolsFromEnv() (Tools, error) {
+	dir := os.Getenv("E2E_TOOLS_DIR")
+	resizer := os.Getenv("E2E_RESIZER")
+	if dir == "" || resizer == "" {
+		return Tools{}, fmt.Errorf("E2E_TOOLS_DIR and E2E_RESIZER must name the tools and the resizer binary; run `make test-e2e`")
+	}
+	t := Tools{
+		Etcd:      filepath.Join(dir, "etcd"),
+		APIServer: filepath.Join(dir, "kube-apiserver"),
+		CSIMock:   filepath.Join(dir, "csi-mock"),
+		Resizer:   resizer,
+	}
+	for _, bin := range []string{t.Etcd, t.APIServer, t.CSIMock, t.Resizer} {
+		if _, err := os.Stat(bin); err != nil {
+			return Tools{}, fmt.Errorf("missing binary: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// Cluster is a control plane of one etcd and one kube-apiserver on
+// loopback, with RBAC, token authentication and an audit log.
+type Cluster struct {
+	Dir      string
+	Host     string
+	AuditLog string
+	// Admin is a client of the administrator.
+	Admin       kubernetes.Interface
+	AdminConfig *rest.Config
+	adminID     Identity
+	etcd        *Process
+	etcdURL     string
+	apiserver   *Process
+	tokens      []Identity
+}
+
+// StartCluster starts etcd and kube-apiserver in dir; extra identities
+// get tokens the server accepts.
+func StartCluster(ctx context.Context, tools Tools, dir string, ids ...Identity) (*Cluster, error) {
+	c := &Cluster{Dir: dir, AuditLog: filepath.Join(dir, "audit.log"), adminID: Admin()}
+	c.tokens = append([]Identity{c.adminID}, ids...)
+	if err := c.startEtcd(tools); err != nil {
+		return nil, err
+	}
+	if err := c.startAPIServer(ctx, tools); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) startEtcd(tools Tools) error {
+	client, err := FreePort()
+	if err != nil {
+		return err
+	}
+	peer, err := FreePort()
+	if err != nil {
+		return err
+	}
+	clientURL := "http://127.0.0.1:" + strconv.Itoa(client)
+	peerURL := "http://127.0.0.1:" + strconv.Itoa(peer)
+	c.etcd, err = StartProcess("etcd", filepath.Join(c.Dir, "etcd.log"), tools.Etcd,
+		"--name=e2e", "--data-dir="+filepath.Join(c.Dir, "etcd"),
+		"--listen-client-urls="+clientURL, "--advertise-client-urls="+clientURL,
+		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
+		"--initial-cluster=e2e="+peerURL, "--unsafe-no-fsync", "--log-level=warn")
+	if err != nil {
+		return err
+	}
+	c.etcdURL = clientURL
+	return nil
+}
+
+// auditPolicy records every request at Metadata level: who did what to
+// which object, never the bodies (which may hold Secrets).
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+rules:
+- level: Metadata
+`
+
+func (c *Cluster) startAPIServer(ctx context.Context, tools Tools) error {
+	port, err := FreePort()
+	if err != nil {
+		return err
+	}
+	pub, priv, err := writeServiceAccountKeys(c.Dir)
+	if err != nil {
+		return err
+	}
+	tokens := filepath.Join(c.Dir, "tokens.csv")
+	if err := writeTokenFile(tokens, c.tokens...); err != nil {
+		return err
+	}
+	policy := filepath.Join(c.Dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return err
+	}
+	c.apiserver, err = StartProcess("kube-apiserver", filepath.Join(c.Dir, "kube-apiserver.log"), tools.APIServer,
+		"--etcd-servers="+c.etcdURL,
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
+		"--cert-dir="+filepath.Join(c.Dir, "certs"),
+		"--token-auth-file="+tokens, "--authorization-mode=RBAC",
+		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+pub,
+		"--service-account-signing-key-file="+priv,
+		"--service-cluster-ip-range=10.0.0.0/24", "--endpoint-reconciler-type=none",
+		"--audit-policy-file="+policy, "--audit-log-path="+c.AuditLog, "--audit-log-mode=blocking",
+		"--v=1")
+	if err != nil {
+		return err
+	}
+	c.Host = "https://127.0.0.1:" + strconv.Itoa(port)
+	c.AdminConfig = restConfig(c.Host, c.adminID)
+	if c.Admin, err = kubernetes.NewForConfig(c.AdminConfig); err != nil {
+		return err
+	}
+	return c.waitReady(ctx)
+}
+
+// waitReady waits until /readyz answers ok, or the server dies.
+func (c *Cluster) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if c.apiserver.Exited() {
+			return false, fmt.Errorf("kube-apiserver exited; see %s", c.apiserver.Log)
+		}
+		body, err := c.Admin.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return err == nil && string(body) == "ok", nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for kube-apiserver: %w", err)
+	}
+	return nil
+}
+
+// Config is a client configuration of id.
+func (c *Cluster) Config(id Identity) *rest.Config {
+	return restConfig(c.Host, id)
+}
+
+// WriteKubeconfig writes a kubeconfig of id into the cluster's directory.
+func (c *Cluster) WriteKubeconfig(name string, id Identity) (string, error) {
+	path := filepath.Join(c.Dir, name+".kubeconfig")
+	return path, WriteKubeconfig(path, c.Host, id)
+}
+
+// RestartAPIServer stops kube-apiserver and starts it again on the same
+// port and storage, as a control-plane upgrade does.
+func (c *Cluster) RestartAPIServer(ctx context.Context, tools Tools) error {
+	if err := c.apiserver.Stop(time.Minute); err != nil {
+		return err
+	}
+	args := c.apiserver.cmd.Args[1:]
+	p, err := StartProcess("kube-apiserver", c.apiserver.Log, tools.APIServer, args...)
+	if err != nil {
+		return err
+	}
+	c.apiserver = p
+	return c.waitReady(ctx)
+}
+
+// Stop stops kube-apiserver first, then etcd: the other order makes the
+// server hang on shutdown.
+func (c *Cluster) Stop() {
+	if c.apiserver != nil {
+		_ = c.apiserver.Stop(30 * time.Second)
+	}
+	if c.etcd != nil {
+		_ = c.etcd.Stop(30 * time.Second)
+	}
+}

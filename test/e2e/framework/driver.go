@@ -1,0 +1,175 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// DriverOptions are the csi-mock switches (its Config in Kubernetes' e2e).
+type DriverOptions struct {
+	Name string
+	// NodeExpansionRequired: the driver answers node_expansion_required.
+	NodeExpansionRequired bool
+	// NodeOnly: no controller EXPAND_VOLUME.
+	NodeOnly bool
+	// OfflineOnly: OFFLINE expansion only.
+	OfflineOnly bool
+}
+
+// Driver is a csi-mock process on a unix socket.
+type Driver struct {
+	DriverOptions
+	Proc      *Process
+	Socket    string
+	faultFile string
+	callLog   string
+	tools     Tools
+}
+
+// Answer scripts one ControllerExpandVolume: wait Delay, then fail with
+// Code (a gRPC code name such as "Internal"), or answer normally.
+type Answer struct {
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+	Delay   string `json:"delay,omitempty"`
+}
+
+// Call is one ControllerExpandVolume the driver received.
+type Call struct {
+	VolumeID      string            `json:"volumeID"`
+	RequiredBytes int64             `json:"requiredBytes"`
+	Secrets       map[string]string `json:"secrets"`
+	Start         time.Time         `json:"start"`
+	End           time.Time         `json:"end"`
+	Code          string            `json:"code"`
+	CapacityBytes int64             `json:"capacityBytes"`
+	NodeStep      bool              `json:"nodeExpansionRequired"`
+}
+
+// StartDriver starts csi-mock in dir and waits for its socket.
+func StartDriver(ctx context.Context, tools Tools, dir string, o DriverOptions) (*Driver, error) {
+	d := &Driver{DriverOptions: o, tools: tools,
+		Socket:    filepath.Join(dir, "csi.sock"),
+		faultFile: filepath.Join(dir, "faults.json"),
+		callLog:   filepath.Join(dir, "calls.jsonl"),
+	}
+	return d, d.start(ctx)
+}
+
+func (d *Driver) start(ctx context.Context) error {
+	args := []string{"--endpoint=" + d.Socket, "--driver-name=" + d.Name,
+		"--fault-file=" + d.faultFile, "--call-log=" + d.callLog, "--v=5"}
+	if d.NodeExpansionRequired {
+		args = append(args, "--node-expansion-required")
+	}
+	if d.NodeOnly {
+		args = append(args, "--disable-controller-expansion")
+	}
+	if d.OfflineOnly {
+		args = append(args, "--disable-online-expansion")
+	}
+	_ = os.Remove(d.Socket)
+	p, err := StartProcess("csi-mock", filepath.Join(filepath.Dir(d.Socket), "csi-mock.log"), d.tools.CSIMock, args...)
+	if err != nil {
+		return err
+	}
+	d.Proc = p
+	return wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		if p.Exited() {
+			return false, fmt.Errorf("csi-mock exited; see %s", p.Log)
+		}
+		_, err := os.Stat(d.Socket)
+		return err == nil, nil
+	})
+}
+
+// Restart kills the driver and starts it again. The mock keeps its volumes
+// in memory, so they are lost; volumes created again get new ids.
+func (d *Driver) Restart(ctx context.Context) error {
+	d.Proc.Kill()
+	return d.start(ctx)
+}
+
+// CreateVolume creates a volume of size bytes in the mock and returns its
+// id, to put into a PV's volumeHandle.
+func (d *Driver) CreateVolume(ctx context.Context, name string, size int64) (string, error) {
+	conn, err := grpc.NewClient("unix://"+d.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	resp, err := csi.NewControllerClient(conn).CreateVolume(ctx, &csi.CreateVolumeRequest{
+		Name:          name,
+		CapacityRange: &csi.CapacityRange{RequiredBytes: size},
+		VolumeCapabilities: []*csi.VolumeCapability{{
+			AccessType: &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{}},
+			AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER},
+		}},
+	})
+	if err != nil {
+		return "", fmt.Errorf("create volume %s in %s: %w", name, d.Name, err)
+	}
+	return resp.GetVolume().GetVolumeId(), nil
+}
+
+// Script sets the answers of the next ControllerExpandVolume calls.
+func (d *Driver) Script(answers ...Answer) error {
+	data, err := json.Marshal(answers)
+	if err != nil {
+		return err
+	}
+	tmp := d.faultFile + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, d.faultFile)
+}
+
+// Calls returns the ControllerExpandVolume calls received so far.
+func (d *Driver) Calls() ([]Call, error) {
+	f, err := os.Open(d.callLog)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var calls []Call
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		var c Call
+		if err := json.Unmarshal(s.Bytes(), &c); err != nil {
+			return nil, fmt.Errorf("call log %s: %w", d.callLog, err)
+		}
+		calls = append(calls, c)
+	}
+	return calls, s.Err()
+}

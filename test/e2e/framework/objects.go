@@ -1,0 +1,206 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+)
+
+// Volume describes a bound claim and PV to create.
+type Volume struct {
+	Namespace, Claim string
+	Class            string
+	Driver           string
+	Handle           string
+	Size             string
+	// SecretRef, when set, becomes the PV's controllerExpandSecretRef.
+	SecretRef *v1.SecretReference
+	// Annotations of the claim.
+	Annotations map[string]string
+}
+
+// PVName is the name of the claim's PV.
+func (v Volume) PVName() string { return "pv-" + v.Namespace + "-" + v.Claim }
+
+// CreateClass creates an expandable StorageClass of driver.
+func CreateClass(ctx context.Context, c kubernetes.Interface, name, driver string, params map[string]string) error {
+	_, err := c.StorageV1().StorageClasses().Create(ctx, &storagev1.StorageClass{
+		ObjectMeta:           metav1.ObjectMeta{Name: name},
+		Provisioner:          driver,
+		Parameters:           params,
+		AllowVolumeExpansion: ptr.To(true),
+	}, metav1.CreateOptions{})
+	return err
+}
+
+// CreateNamespace creates a namespace and its default ServiceAccount (no
+// controller-manager creates it here, and pods need it).
+func CreateNamespace(ctx context.Context, c kubernetes.Interface, name string) error {
+	if _, err := c.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	_, err := c.CoreV1().ServiceAccounts(name).Create(ctx, &v1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+	return err
+}
+
+// CreateBound creates the claim and its PV, bound to each other, as the
+// PV controller and a provisioner would leave them.
+func CreateBound(ctx context.Context, c kubernetes.Interface, v Volume) (*v1.PersistentVolumeClaim, error) {
+	size := resource.MustParse(v.Size)
+	pvc, err := c.CoreV1().PersistentVolumeClaims(v.Namespace).Create(ctx, &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: v.Claim, Annotations: v.Annotations},
+		Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes:      []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			StorageClassName: ptr.To(v.Class),
+			VolumeName:       v.PVName(),
+			Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: size}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("create claim %s/%s: %w", v.Namespace, v.Claim, err)
+	}
+	pv := &v1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: v.PVName()},
+		Spec: v1.PersistentVolumeSpec{
+			Capacity:                      v1.ResourceList{v1.ResourceStorage: size},
+			AccessModes:                   []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			StorageClassName:              v.Class,
+			PersistentVolumeReclaimPolicy: v1.PersistentVolumeReclaimDelete,
+			ClaimRef:                      &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: v.Namespace, Name: v.Claim, UID: pvc.UID},
+			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
+				Driver: v.Driver, VolumeHandle: v.Handle, FSType: "ext4", ControllerExpandSecretRef: v.SecretRef,
+			}},
+		},
+	}
+	if pv, err = c.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		return nil, fmt.Errorf("create PV %s: %w", v.PVName(), err)
+	}
+	pv.Status.Phase = v1.VolumeBound
+	if _, err = c.CoreV1().PersistentVolumes().UpdateStatus(ctx, pv, metav1.UpdateOptions{}); err != nil {
+		return nil, fmt.Errorf("bind PV %s: %w", v.PVName(), err)
+	}
+	pvc.Status.Phase = v1.ClaimBound
+	pvc.Status.AccessModes = pvc.Spec.AccessModes
+	pvc.Status.Capacity = v1.ResourceList{v1.ResourceStorage: size}
+	if pvc, err = c.CoreV1().PersistentVolumeClaims(v.Namespace).UpdateStatus(ctx, pvc, metav1.UpdateOptions{}); err != nil {
+		return nil, fmt.Errorf("bind claim %s/%s: %w", v.Namespace, v.Claim, err)
+	}
+	return pvc, nil
+}
+
+// Grow raises the claim's request, as a user does.
+func Grow(ctx context.Context, c kubernetes.Interface, namespace, claim, size string) error {
+	patch := fmt.Sprintf(`{"spec":{"resources":{"requests":{"storage":%q}}}}`, size)
+	_, err := c.CoreV1().PersistentVolumeClaims(namespace).Patch(ctx, claim, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("grow claim %s/%s to %s: %w", namespace, claim, size, err)
+	}
+	return nil
+}
+
+// FinishOnNode plays kubelet's part of an expansion: status.capacity takes
+// the allocated size, and the resize conditions and statuses go.
+func FinishOnNode(ctx context.Context, c kubernetes.Interface, namespace, claim string) error {
+	pvc, err := c.CoreV1().PersistentVolumeClaims(namespace).Get(ctx, claim, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	pvc.Status.Capacity[v1.ResourceStorage] = pvc.Status.AllocatedResources[v1.ResourceStorage]
+	pvc.Status.Conditions = nil
+	pvc.Status.AllocatedResourceStatuses = nil
+	_, err = c.CoreV1().PersistentVolumeClaims(namespace).UpdateStatus(ctx, pvc, metav1.UpdateOptions{})
+	return err
+}
+
+// WaitForClaim waits until cond holds for the claim, and returns it.
+func WaitForClaim(ctx context.Context, c kubernetes.Interface, namespace, claim string, timeout time.Duration, cond func(*v1.PersistentVolumeClaim) bool) (*v1.PersistentVolumeClaim, error) {
+	var last *v1.PersistentVolumeClaim
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		pvc, err := c.CoreV1().PersistentVolumeClaims(namespace).Get(ctx, claim, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		last = pvc
+		return cond(pvc), nil
+	})
+	if err != nil {
+		return last, fmt.Errorf("claim %s/%s: %w; last status: %s", namespace, claim, err, Describe(last))
+	}
+	return last, nil
+}
+
+// Describe is a one-line summary of a claim's resize state.
+func Describe(pvc *v1.PersistentVolumeClaim) string {
+	if pvc == nil {
+		return "<none>"
+	}
+	capacity := pvc.Status.Capacity[v1.ResourceStorage]
+	request := pvc.Spec.Resources.Requests[v1.ResourceStorage]
+	allocated := pvc.Status.AllocatedResources[v1.ResourceStorage]
+	var conds []string
+	for _, c := range pvc.Status.Conditions {
+		conds = append(conds, string(c.Type))
+	}
+	return fmt.Sprintf("request=%s capacity=%s allocated=%s status=%s conditions=%v",
+		request.String(), capacity.String(), allocated.String(),
+		pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage], conds)
+}
+
+// Capacity is status.capacity[storage] as a string.
+func Capacity(pvc *v1.PersistentVolumeClaim) string {
+	q := pvc.Status.Capacity[v1.ResourceStorage]
+	return q.String()
+}
+
+// ResizeStatus is allocatedResourceStatuses[storage].
+func ResizeStatus(pvc *v1.PersistentVolumeClaim) v1.ClaimResourceStatus {
+	return pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage]
+}
+
+// HasCondition reports whether the claim has condition t set to True.
+func HasCondition(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) bool {
+	for _, c := range pvc.Status.Conditions {
+		if c.Type == t && c.Status == v1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// Events returns the reasons and messages of the events of an object.
+func Events(ctx context.Context, c kubernetes.Interface, namespace, name string) ([]string, error) {
+	list, err := c.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range list.Items {
+		out = append(out, e.Reason+": "+e.Message)
+	}
+	return out, nil
+}
