@@ -27,7 +27,7 @@ LDFLAGS := -s -w -X $(MODULE)/pkg/version.Version=$(VERSION)
 IMAGE ?= csi-resizer
 IMAGE_TAG ?= $(VERSION)
 
-.PHONY: all build test vet fmt-check vendor-check license-check container clean
+.PHONY: all build test test-unit test-e2e vet fmt-check vendor-check license-check container clean
 
 all: build
 
@@ -36,15 +36,29 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)" -o bin/$(BINARY) ./cmd/$(BINARY)
 
+# `make test` is the README's test command: checks, unit tests, then the
+# end-to-end suite against a real kube-apiserver and CSI mock driver. Each
+# part prints how long it took.
+test:
+	@start=$$SECONDS; $(MAKE) --no-print-directory test-unit; echo "unit tests and checks took $$((SECONDS - start))s"
+	@start=$$SECONDS; $(MAKE) --no-print-directory test-e2e; echo "end-to-end suite took $$((SECONDS - start))s (tools build included)"
+
 # The order matters only for reading the output: cheap checks fail first.
-test: vet fmt-check license-check vendor-check
+test-unit: vet fmt-check license-check vendor-check
 	mkdir -p _output
 	$(GO) test -race -coverpkg=./pkg/... -coverprofile=_output/coverage.out ./...
 	@echo "Total statement coverage of ./pkg/...:"
 	@$(GO) tool cover -func=_output/coverage.out | tail -1
 
+# The e2e suite runs the binary `make build` makes, as the Dockerfile does.
+test-e2e: build
+	tools="$$(hack/build-tools.sh)"; \
+	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" \
+		$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... 2>&1 | grep -v '^[IWE][0-9]\{4\} '
+
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags e2e ./test/e2e/...
 
 # gofmt knows nothing of packages or vendor/, so it gets the file list.
 fmt-check:
