@@ -89,6 +89,7 @@ func runLeading(ctx context.Context, o *options.Options, client kubernetes.Inter
 					return
 				}
 				defer close(leading.done)
+				klog.FromContext(ctx).Info("Became the leader", "lease", lock.Describe(), "identity", lock.Identity())
 				work, stop := context.WithCancel(leadingCtx)
 				defer stop()
 				defer context.AfterFunc(ctx, stop)()
