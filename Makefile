@@ -27,7 +27,7 @@ LDFLAGS := -s -w -X $(MODULE)/pkg/version.Version=$(VERSION)
 IMAGE ?= csi-resizer
 IMAGE_TAG ?= $(VERSION)
 
-.PHONY: all build test test-unit test-e2e vet fmt-check vendor-check license-check container clean
+.PHONY: all build demo test test-unit test-e2e vet fmt-check vendor-check license-check container clean
 
 all: build
 
@@ -55,6 +55,13 @@ test-e2e: build
 	tools="$$(hack/build-tools.sh)"; \
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" \
 		$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... 2>&1 | grep -v '^[IWE][0-9]\{4\} '
+
+# `make demo` runs the resizer for real with no cluster: a local control
+# plane, the CSI mock driver and the resizer; DEMO_ARGS=--keep keeps them
+# running afterwards.
+demo: build
+	tools="$$(hack/build-tools.sh)"; \
+	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" $(GO) run ./test/demo $(DEMO_ARGS)
 
 vet:
 	$(GO) vet ./...
