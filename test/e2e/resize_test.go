@@ -132,10 +132,16 @@ func TestOtherDriverAndUnboundClaimsUntouched(t *testing.T) {
 }
 
 func TestControlPlaneFailureThenSuccess(t *testing.T) {
-	e := newEnv(t, framework.DriverOptions{})
+	// A slower first retry keeps the failure visible long enough to see.
+	e := newEnv(t, framework.DriverOptions{}, "--retry-interval-start=2s")
 	e.volume("data", "1Gi")
-	must(t, e.driver.Script(framework.Answer{Code: "Internal", Message: "backend is down"}, framework.Answer{Code: "Internal", Message: "backend is down"}))
+	down := framework.Answer{Code: "Internal", Message: "backend is down"}
+	must(t, e.driver.Script(down, down))
 	e.grow("data", "2Gi")
+	e.waitClaim("data", "the failure to be recorded", func(pvc *v1.PersistentVolumeClaim) bool {
+		return framework.HasCondition(pvc, v1.PersistentVolumeClaimControllerResizeError) &&
+			framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimControllerResizeInProgress
+	})
 	e.waitEvent("data", "VolumeResizeFailed")
 	e.waitClaim("data", "the resize to finish after the failures", finished("2Gi"))
 	if ev := e.events("data"); !strings.Contains(ev, "backend is down") {
