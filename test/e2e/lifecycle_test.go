@@ -34,7 +34,8 @@ import (
 )
 
 func TestSecretsArriveAtTheDriver(t *testing.T) {
-	e := newEnv(t, framework.DriverOptions{})
+	// --v=5 logs the gRPC payloads, which must come out with secrets stripped.
+	e := newEnv(t, framework.DriverOptions{}, "--v=5")
 	secret := func(name, value string) {
 		_, err := cluster.Admin.CoreV1().Secrets(e.ns).Create(e.ctx, &v1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: name}, StringData: map[string]string{"token": value},
