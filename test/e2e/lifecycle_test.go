@@ -168,10 +168,8 @@ func TestLeaderElection(t *testing.T) {
 	start := time.Now()
 	leader.Kill()
 	e.waitFor("the standby to take over", func() bool { return strings.Contains(readLog(t, standby), "Became the leader") })
-	t.Logf("takeover after SIGKILL of the leader: %s", time.Since(start).Round(10*time.Millisecond))
-	if took := time.Since(start); took > 4*time.Second+3*time.Second {
-		t.Errorf("takeover took %s, more than the lease duration and a retry", took)
-	}
+	// A figure, not an assertion: timing belongs in benchmarks.
+	t.Logf("takeover after SIGKILL of the leader: %s (lease duration 4s)", time.Since(start).Round(10*time.Millisecond))
 	e.volume("two", "1Gi")
 	e.grow("two", "2Gi")
 	e.waitClaim("two", "the resize by the new leader", finished("2Gi"))
