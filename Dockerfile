@@ -20,12 +20,11 @@ ARG TARGETARCH
 ARG VERSION=unknown
 WORKDIR /src
 COPY . .
-# The same command as `make build`, with the vendored dependencies. The
-# version comes from VERSION, not from .git, which the context may lack.
-RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -mod=vendor -trimpath -buildvcs=false \
-    -ldflags "-s -w -X github.com/csi-resizer/csi-resizer/pkg/version.Version=${VERSION}" \
-    -o /out/csi-resizer ./cmd/csi-resizer
+# `make build` itself, so the image holds the very binary the end-to-end
+# suite tests. The version comes from VERSION, not from .git, which the
+# build context leaves out (.dockerignore).
+RUN GOOS=${TARGETOS} GOARCH=${TARGETARCH} make build VERSION=${VERSION} && \
+    mkdir -p /out && cp bin/csi-resizer /out/csi-resizer
 
 FROM gcr.io/distroless/static:nonroot
 COPY --from=builder /out/csi-resizer /csi-resizer
