@@ -57,4 +57,16 @@ build etcd ./cmd/etcd
 build csi-mock ./cmd/csi-mock
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
 
+# helm is not part of the tools module: its own go.mod pins its own
+# Kubernetes libraries, so it is installed at its pinned release.
+helm_version=v3.22.0
+if [[ ! -x "$dir/helm" ]]; then
+	echo "build-tools: building helm $helm_version" >&2
+	start=$SECONDS
+	GOBIN="$dir" GOFLAGS=-buildvcs=false go install -trimpath \
+		-ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version" \
+		"helm.sh/helm/v3/cmd/helm@$helm_version"
+	echo "build-tools: built helm in $((SECONDS - start))s" >&2
+fi
+
 echo "$dir"

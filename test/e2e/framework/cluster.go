@@ -31,7 +31,7 @@ import (
 
 // Tools are the binaries the suite runs.
 type Tools struct {
-	Etcd, APIServer, CSIMock, Resizer string
+	Etcd, APIServer, CSIMock, Helm, Resizer string
 }
 
 // ToolsFromEnv finds the binaries: E2E_TOOLS_DIR (built by
@@ -46,9 +46,10 @@ func ToolsFromEnv() (Tools, error) {
 		Etcd:      filepath.Join(dir, "etcd"),
 		APIServer: filepath.Join(dir, "kube-apiserver"),
 		CSIMock:   filepath.Join(dir, "csi-mock"),
+		Helm:      filepath.Join(dir, "helm"),
 		Resizer:   resizer,
 	}
-	for _, bin := range []string{t.Etcd, t.APIServer, t.CSIMock, t.Resizer} {
+	for _, bin := range []string{t.Etcd, t.APIServer, t.CSIMock, t.Helm, t.Resizer} {
 		if _, err := os.Stat(bin); err != nil {
 			return Tools{}, fmt.Errorf("missing binary: %w", err)
 		}
@@ -172,6 +173,9 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	}
 	return nil
 }
+
+// AdminIdentity is the administrator's identity.
+func (c *Cluster) AdminIdentity() Identity { return c.adminID }
 
 // Config is a client configuration of id.
 func (c *Cluster) Config(id Identity) *rest.Config {
