@@ -237,22 +237,37 @@ func TestChartObjectsValidate(t *testing.T) {
 	}
 }
 
-// TestChartInstall follows the README's Helm install against the real API
-// server (no pods run: there is no kubelet).
+// TestChartInstall follows the README's Helm install word by word against
+// the real API server (no pods run: there is no kubelet). The RBAC of
+// rbac.yaml is taken away first, since the chart creates the same
+// cluster-wide objects, and put back afterwards.
 func TestChartInstall(t *testing.T) {
+	ctx := context.Background()
 	kubeconfig, err := cluster.WriteKubeconfig("helm-admin", cluster.AdminIdentity())
 	must(t, err)
-	// The cluster-scoped RBAC already exists from rbac.yaml; the chart
-	// installs the rest.
-	out, err := helm(t, "install", "csi-resizer", chart, "--kubeconfig", kubeconfig, "--namespace", "helm-e2e", "--create-namespace",
-		"--set", "driver.image=registry.example.com/driver:v1", "--set", "rbac.create=false", "--wait=false")
+	rbac := cluster.Admin.RbacV1()
+	must(t, rbac.ClusterRoles().Delete(ctx, "external-resizer-runner", metav1.DeleteOptions{}))
+	must(t, rbac.ClusterRoleBindings().Delete(ctx, "csi-resizer-role", metav1.DeleteOptions{}))
+	t.Cleanup(func() { must(t, framework.ApplyRBAC(ctx, cluster.Admin, rbacFile(), resizerNamespace)) })
+
+	// The README's command, plus the kubeconfig of this cluster.
+	out, err := helm(t, "install", "csi-resizer", chart, "--namespace", "kube-csi", "--create-namespace",
+		"--set", "driver.image=registry.example.com/my-csi-driver:v1.0.0",
+		"--set", "driver.args={--endpoint=unix:///csi/csi.sock}",
+		"--kubeconfig", kubeconfig)
 	if err != nil {
 		t.Fatalf("helm install: %v\n%s", err, out)
 	}
-	if _, err := cluster.Admin.AppsV1().Deployments("helm-e2e").Get(context.Background(), "csi-resizer", metav1.GetOptions{}); err != nil {
+	if _, err := cluster.Admin.AppsV1().Deployments("kube-csi").Get(ctx, "csi-resizer", metav1.GetOptions{}); err != nil {
 		t.Errorf("Deployment after install: %v", err)
 	}
-	if out, err := helm(t, "uninstall", "csi-resizer", "--kubeconfig", kubeconfig, "--namespace", "helm-e2e"); err != nil {
+	if _, err := rbac.ClusterRoles().Get(ctx, "external-resizer-runner", metav1.GetOptions{}); err != nil {
+		t.Errorf("ClusterRole after install: %v", err)
+	}
+	if _, err := rbac.Roles("kube-csi").Get(ctx, "external-resizer-cfg", metav1.GetOptions{}); err != nil {
+		t.Errorf("lease Role after install: %v", err)
+	}
+	if out, err := helm(t, "uninstall", "csi-resizer", "--kubeconfig", kubeconfig, "--namespace", "kube-csi"); err != nil {
 		t.Errorf("helm uninstall: %v\n%s", err, out)
 	}
 }

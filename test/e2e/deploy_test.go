@@ -22,6 +22,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
@@ -47,5 +48,20 @@ func TestPlainManifestsValidate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDockerfileBuildsTheTestedBinary: docker cannot run here, so the
+// Dockerfile is checked by construction: it runs `make build`, the command
+// that built the binary this suite tests, and ends on a non-root distroless
+// image.
+func TestDockerfileBuildsTheTestedBinary(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
+	must(t, err)
+	dockerfile := string(data)
+	for _, want := range []string{"make build VERSION=${VERSION}", "FROM gcr.io/distroless/static:nonroot", "USER 65532:65532", `ENTRYPOINT ["/csi-resizer"]`} {
+		if !strings.Contains(dockerfile, want) {
+			t.Errorf("Dockerfile lacks %q", want)
+		}
 	}
 }
