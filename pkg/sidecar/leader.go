@@ -66,15 +66,7 @@ func runLeading(ctx context.Context, o *options.Options, client kubernetes.Inter
 	var runErr error // written before leading.done is closed
 	leading := &callback{done: make(chan struct{})}
 	health := leaderelection.NewLeaderHealthzAdaptor(o.RenewDeadline)
-	if mux != nil {
-		mux.Handle(healthPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if err := health.Check(r); err != nil {
-				http.Error(w, err.Error(), http.StatusInternalServerError)
-				return
-			}
-			_, _ = fmt.Fprintln(w, "ok")
-		}))
-	}
+	serveHealth(mux, health)
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		Name:            lock.Identity(),
@@ -120,6 +112,21 @@ func runLeading(ctx context.Context, o *options.Options, client kubernetes.Inter
 		return errLeaseLost
 	}
 	return nil
+}
+
+// serveHealth serves the leader election health check on mux, when there
+// is a diagnostics server.
+func serveHealth(mux *http.ServeMux, health *leaderelection.HealthzAdaptor) {
+	if mux == nil {
+		return
+	}
+	mux.Handle(healthPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := health.Check(r); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		_, _ = fmt.Fprintln(w, "ok")
+	}))
 }
 
 // callback follows the elector's OnStartedLeading goroutine, which

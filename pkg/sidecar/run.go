@@ -25,8 +25,7 @@ import (
 
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
-	_ "k8s.io/component-base/metrics/prometheus/clientgo"  // rest client and leader election metrics
-	_ "k8s.io/component-base/metrics/prometheus/workqueue" // work queue metrics
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // rest client, leader election and work queue metrics
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/controller"
