@@ -18,11 +18,11 @@ package controller
 
 import (
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
 
 func (c *Controller) registerHandlers() error {
@@ -67,8 +67,8 @@ func (c *Controller) claimUpdated(oldObj, newObj any) {
 		return
 	}
 	if old.ResourceVersion == cur.ResourceVersion ||
-		!equality.Semantic.DeepEqual(old.Spec.Resources.Requests, cur.Spec.Resources.Requests) ||
-		!equality.Semantic.DeepEqual(old.Status.Capacity, cur.Status.Capacity) ||
+		!sameQuantities(old.Spec.Resources.Requests, cur.Spec.Resources.Requests) ||
+		!sameQuantities(old.Status.Capacity, cur.Status.Capacity) ||
 		old.Status.Phase != cur.Status.Phase ||
 		old.Annotations[ownership.ResizerAnnotation] != cur.Annotations[ownership.ResizerAnnotation] {
 		c.enqueue(cur)
@@ -91,4 +91,31 @@ func (c *Controller) volumeDeleted(obj any) {
 	if pv, ok := obj.(*v1.PersistentVolume); ok {
 		c.memory.forgetVolume(pv.Name)
 	}
+}
+
+// sameQuantities is equality.Semantic.DeepEqual for resource lists, except
+// that quantities out of resize.CheckSize's range are compared by their text:
+// Quantity.Cmp of a valid quantity such as "1e2000000000" does not return in
+// any useful time, and this runs in the informer's delivery of every claim in
+// the cluster.
+func sameQuantities(a, b v1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, qa := range a {
+		qb, ok := b[name]
+		if !ok {
+			return false
+		}
+		if resize.CheckSize(qa) != nil || resize.CheckSize(qb) != nil {
+			if qa.String() != qb.String() {
+				return false
+			}
+			continue
+		}
+		if qa.Cmp(qb) != 0 {
+			return false
+		}
+	}
+	return true
 }

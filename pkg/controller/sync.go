@@ -51,7 +51,14 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		logger.V(5).Info("Ignoring claim", "reason", reason)
 		return 0, nil
 	}
-	d := resize.Decide(c.stateOf(key, pvc, pv), c.Clock.Now(), c.RetryMax)
+	state := c.stateOf(key, pvc, pv)
+	if err := state.Validate(); err != nil {
+		// Nothing can be decided about this claim until the size changes;
+		// its update queues it again.
+		c.warn(pvc, fmt.Errorf("cannot resize volume %q: %w", pv.Name, err))
+		return 0, nil
+	}
+	d := resize.Decide(state, c.Clock.Now(), c.RetryMax)
 	logger.V(4).Info("Decided", "action", d.Action, "target", d.Target.String(), "reason", d.Reason)
 	switch d.Action {
 	case resize.Expand:

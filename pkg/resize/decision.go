@@ -100,6 +100,9 @@ type Decision struct {
 // Decide says what should happen to a claim now. infeasibleRetry is how long
 // an infeasible size waits before it is tried again.
 func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
+	if err := s.Validate(); err != nil {
+		return Decision{Action: None, Reason: err.Error()}
+	}
 	if s.kubeletOwns() {
 		return Decision{Action: None, Reason: "node expansion is pending: kubelet owns the volume"}
 	}
@@ -110,6 +113,11 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 		return Decision{Action: None, Reason: "requested size is reached"}
 	}
 	target, why := s.target()
+	if target.Sign() <= 0 {
+		// Nothing asks for a size (no request, no recorded size, a PV
+		// without capacity): there is no size a driver could be asked for.
+		return Decision{Action: None, Reason: fmt.Sprintf("no positive size to expand to (target %s)", target.String())}
+	}
 	if wait := s.infeasibleWait(target, now, infeasibleRetry); wait > 0 {
 		return Decision{Action: Wait, Target: target, RetryAfter: wait,
 			Reason: fmt.Sprintf("size %s was infeasible; retrying in %s unless the request changes", target.String(), wait.Round(time.Second))}
@@ -190,7 +198,9 @@ func (s State) infeasibleWait(target resource.Quantity, now time.Time, retry tim
 	if f == nil || f.Class != Infeasible || f.Target.Cmp(target) != 0 {
 		return 0
 	}
-	return f.At.Add(retry).Sub(now)
+	// A failure remembered "in the future" (the clock went back) waits no
+	// longer than a fresh one.
+	return min(f.At.Add(retry).Sub(now), retry)
 }
 
 // intentRecorded is true when the status already says target is in progress.

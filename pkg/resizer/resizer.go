@@ -24,11 +24,14 @@ import (
 	"fmt"
 	"math"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/csi-resizer/csi-resizer/pkg/csi"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
 
 // Expander is the driver call CSI needs; *csi.Client implements it.
@@ -45,10 +48,16 @@ type CSI struct {
 }
 
 // Expand calls ControllerExpandVolume for pv with target as required bytes.
+//
+// A request that cannot be built is refused before any call with
+// codes.InvalidArgument (or codes.OutOfRange for a size beyond int64), as
+// csi.Client refuses its own: nothing reached the driver, so the failure is
+// certain, and a claim whose request can never be sent must not be held at
+// that size as if the call might still complete.
 func (r *CSI) Expand(ctx context.Context, pv *v1.PersistentVolume, target resource.Quantity, secrets map[string]string) (resource.Quantity, bool, error) {
 	src, err := ownership.Source(pv)
 	if err != nil {
-		return resource.Quantity{}, false, err
+		return resource.Quantity{}, false, refuse(codes.InvalidArgument, err)
 	}
 	if pv.Spec.CSI == nil {
 		pv = pv.DeepCopy()
@@ -56,7 +65,7 @@ func (r *CSI) Expand(ctx context.Context, pv *v1.PersistentVolume, target resour
 	}
 	capability, err := csi.VolumeCapability(pv, r.SingleNodeMultiWriter)
 	if err != nil {
-		return resource.Quantity{}, false, err
+		return resource.Quantity{}, false, refuse(codes.InvalidArgument, err)
 	}
 	bytes, err := bytesOf(target)
 	if err != nil {
@@ -78,16 +87,38 @@ func (r *CSI) Expand(ctx context.Context, pv *v1.PersistentVolume, target resour
 func (r *CSI) UsesSecrets() bool { return true }
 
 // bytesOf converts a size to the int64 bytes of the CSI call, rounding a
-// fraction up, and rejects sizes a driver cannot be asked for.
+// fraction up, and rejects sizes a driver cannot be asked for with a gRPC
+// status (InvalidArgument, OutOfRange) that classes them infeasible.
 func bytesOf(q resource.Quantity) (int64, error) {
 	if q.Sign() <= 0 {
-		return 0, fmt.Errorf("invalid size %s", q.String())
+		return 0, refuse(codes.InvalidArgument, fmt.Errorf("invalid size %s", q.String()))
+	}
+	if err := resize.CheckSize(q); err != nil {
+		return 0, refuse(codes.OutOfRange, err)
 	}
 	if q.Cmp(*resource.NewQuantity(math.MaxInt64, resource.BinarySI)) > 0 {
-		return 0, fmt.Errorf("size %s is too large for a CSI request", q.String())
+		return 0, refuse(codes.OutOfRange, fmt.Errorf("size %s is too large for a CSI request", q.String()))
 	}
 	return q.Value(), nil
 }
+
+// refusal is a request refused before it reached the driver. It reads as its
+// cause and carries code as its gRPC status, so that resize.ClassOf and
+// status.Code see how final it is without the message pretending that the
+// driver answered.
+type refusal struct {
+	code codes.Code
+	err  error
+}
+
+func refuse(code codes.Code, err error) error { return &refusal{code: code, err: err} }
+
+func (r *refusal) Error() string { return r.err.Error() }
+
+func (r *refusal) Unwrap() error { return r.err }
+
+// GRPCStatus returns the status the refusal stands for.
+func (r *refusal) GRPCStatus() *status.Status { return status.New(r.code, r.err.Error()) }
 
 // NodeOnly stands in for drivers that expand on the node only: there is no
 // controller call; the new size goes to the PV and kubelet does the rest.

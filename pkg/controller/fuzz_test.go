@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"math"
+	"math/big"
+	"regexp"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
+)
+
+// FuzzCheckCapacity checks the driver's answer against the target with
+// quantities parsed from arbitrary strings: 0 means "not reported" and gives
+// the target, an answer below the target is an error, and nothing below the
+// target (or <= 0) is ever returned without an error.
+//
+// Targets <= 0 or out of resize.CheckSize's range are skipped: Decide never
+// gives one (FuzzDecide checks it). Answers out of range are skipped too:
+// the driver's answer is an int64.
+//
+// Run it for longer with:
+//
+//	go test -run='^$' -fuzz='^FuzzCheckCapacity$' -fuzztime=60s ./pkg/controller/
+func FuzzCheckCapacity(f *testing.F) {
+	seeds := [][2]string{
+		{"0", "2Gi"}, {"1536Mi", "2Gi"}, {"2Gi", "2Gi"}, {"3Gi", "2Gi"}, {"1Ei", "2Gi"},
+		{"2147483648", "2Gi"}, {"2147483647", "2Gi"}, {"-1", "2Gi"}, {"2", "1500m"}, {"1", "1500m"},
+		{"1e3", "1Ki"}, {"0.5Ki", "512"}, {"9Ei", "8Ei"}, {"1E", "+1Gi"}, {"9223372036854775807", "9223372036854775808"},
+		{"0m", "1n"}, {"-0", "1"}, {"1e2000000000", "2Gi"}, {"9228374E38025775308", "2Gi"},
+	}
+	for _, s := range seeds {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, answer, target string) {
+		if parseMayHang(answer) || parseMayHang(target) {
+			t.Skip()
+		}
+		size, err1 := resource.ParseQuantity(answer)
+		tgt, err2 := resource.ParseQuantity(target)
+		if err1 != nil || err2 != nil || tgt.Sign() <= 0 || resize.CheckSize(tgt) != nil || resize.CheckSize(size) != nil {
+			t.Skip()
+		}
+		got, err := checkCapacity(size, tgt)
+		switch {
+		case size.IsZero():
+			if err != nil || got.Cmp(tgt) != 0 {
+				t.Fatalf("checkCapacity(0, %s) = %s, %v; want the target", tgt.String(), got.String(), err)
+			}
+		case size.Cmp(tgt) < 0:
+			if err == nil {
+				t.Fatalf("checkCapacity(%s, %s) = %s without an error", size.String(), tgt.String(), got.String())
+			}
+		default:
+			if err != nil || got.Cmp(size) != 0 {
+				t.Fatalf("checkCapacity(%s, %s) = %s, %v; want the answer", size.String(), tgt.String(), got.String(), err)
+			}
+		}
+		if err == nil && (got.Cmp(tgt) < 0 || got.Sign() <= 0) {
+			t.Fatalf("checkCapacity(%s, %s) = %s: below the target or not positive, without an error", size.String(), tgt.String(), got.String())
+		}
+	})
+}
+
+// decimalExponent splits a quantity with an exponent suffix ("1e-5", "2E9")
+// into its number and its exponent.
+var decimalExponent = regexp.MustCompile(`^(.*)[eE]([+-]?[0-9]+)$`)
+
+// smallInteger is a number that resource.ParseQuantity takes on its int64
+// fast path.
+var smallInteger = regexp.MustCompile(`^[+-]?[0-9]{1,18}$`)
+
+// parseMayHang is true for quantities that make resource.ParseQuantity
+// itself run for minutes: an exponent beyond int32 (truncated, often to a
+// huge negative scale), below -10^5, or beyond +-10^4 on a number off the
+// int64 fast path (rounded through a number of that many digits). They are apimachinery's to
+// fix (kubernetes/kubernetes#141203, #141306). Huge exponents on small
+// integers ("1e2000000000") parse at once and are kept: it is comparing
+// them that must not hang.
+func parseMayHang(s string) bool {
+	m := decimalExponent.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	exp, ok := new(big.Int).SetString(m[2], 10)
+	switch {
+	case !ok || exp.Cmp(big.NewInt(math.MaxInt32)) > 0 || exp.Cmp(big.NewInt(-100000)) < 0:
+		return true
+	case exp.CmpAbs(big.NewInt(10000)) > 0:
+		return !smallInteger.MatchString(m[1])
+	}
+	return false
+}

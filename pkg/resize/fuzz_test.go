@@ -1,0 +1,223 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resize
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// fuzzStatuses are the statuses a claim can carry; a selector past the end
+// uses the fuzzed string instead, so unknown values are tried too.
+var fuzzStatuses = []v1.ClaimResourceStatus{"", ctrlProgress, ctrlInfeasible, nodePending, nodeProgress, nodeInfeasible}
+
+// fuzzQuantity builds a quantity of value * 10^scale. Scale selectors within
+// [-100, 100] give scales within [-9, 18], so that fractions (milli, nano)
+// and exabytes both occur; beyond, extreme scales (up to +-2^31-1), as a
+// valid quantity such as "1e2000000000" carries, which
+// resource.Quantity.Cmp cannot compare in useful time.
+func fuzzQuantity(value int64, scale int8) resource.Quantity {
+	var s int64
+	switch {
+	case scale > 100:
+		s = min(int64(scale-100)*100_000_000, math.MaxInt32)
+	case scale < -100:
+		s = max(int64(scale+100)*100_000_000, -math.MaxInt32)
+	default:
+		s = (int64(scale)%28+28)%28 - 9
+	}
+	return *resource.NewScaledQuantity(value, resource.Scale(s))
+}
+
+// FuzzDecide feeds arbitrary claim states to Decide and checks the
+// invariants of DESIGN §4 and §7 on every decision.
+//
+// Run it for longer with:
+//
+//	go test -run='^$' -fuzz='^FuzzDecide$' -fuzztime=60s ./pkg/resize/
+func FuzzDecide(f *testing.F) {
+	// request, requestScale, capacity, capacityScale, pv, pvScale, allocated, allocatedScale,
+	// hasAllocated, status selector, unknown status, errorRecorded, failure class (0 = none),
+	// failure target selector, failure target, failure age, recovery.
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(0), int8(0), false, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true)
+	f.Add(int64(3), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(1), "", false, uint8(1), uint8(1), int64(0), int64(time.Second), false)
+	f.Add(int64(5), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(2), "", true, uint8(2), uint8(1), int64(0), int64(time.Minute), true)
+	f.Add(int64(5), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(2), "", true, uint8(2), uint8(1), int64(0), int64(-time.Hour), true)
+	f.Add(int64(4), int8(18), int64(1), int8(18), int64(2), int8(18), int64(2), int8(18), true, uint8(3), "", false, uint8(0), uint8(0), int64(0), int64(0), true)
+	f.Add(int64(0), int8(0), int64(0), int8(0), int64(0), int8(0), int64(0), int8(0), false, uint8(1), "", false, uint8(0), uint8(0), int64(0), int64(0), true)
+	f.Add(int64(1500), int8(6), int64(1), int8(9), int64(-1), int8(9), int64(9), int8(27), true, uint8(200), "Bogus", false, uint8(9), uint8(3), int64(7), int64(0), false)
+	f.Fuzz(func(t *testing.T, req int64, reqScale int8, capacity int64, capScale int8, pv int64, pvScale int8,
+		alloc int64, allocScale int8, hasAlloc bool, statusSel uint8, unknownStatus string, errorRecorded bool,
+		class uint8, failSel uint8, failValue int64, failAge int64, recovery bool) {
+		s := State{
+			Request:       fuzzQuantity(req, reqScale),
+			Capacity:      fuzzQuantity(capacity, capScale),
+			PVSize:        fuzzQuantity(pv, pvScale),
+			ErrorRecorded: errorRecorded,
+			Recovery:      recovery,
+		}
+		if hasAlloc {
+			a := fuzzQuantity(alloc, allocScale)
+			s.Allocated = &a
+		}
+		if int(statusSel) < len(fuzzStatuses) {
+			s.Status = fuzzStatuses[statusSel]
+		} else {
+			s.Status = v1.ClaimResourceStatus(unknownStatus)
+		}
+		if class > 0 {
+			f := &Failure{Class: Class(class - 1), At: t0.Add(-time.Duration(failAge))}
+			switch failSel % 4 {
+			case 0:
+				f.Target = s.Request
+			case 1:
+				if s.Allocated != nil {
+					f.Target = *s.Allocated
+				}
+			case 2:
+				f.Target = s.PVSize
+			default:
+				f.Target = *resource.NewQuantity(failValue, resource.BinarySI)
+			}
+			s.LastFailure = f
+		}
+		checkDecision(t, s, Decide(s, t0, retry))
+	})
+}
+
+// checkDecision fails t when d breaks an invariant for s. The invariants are
+// written from the contract, not from the code.
+func checkDecision(t *testing.T, s State, d Decision) {
+	t.Helper()
+	if d.Reason == "" {
+		t.Errorf("%s: empty reason", describe(s))
+	}
+	switch d.Action {
+	case None, Expand, Wait:
+	default:
+		t.Fatalf("%s: unknown action %d", describe(s), d.Action)
+	}
+
+	// A size that cannot be compared in bounded time stops everything (and
+	// every check below compares sizes).
+	if outOfRange(s) {
+		if d.Action != None {
+			t.Errorf("%s: %s with a size out of range", describe(s), d.Action)
+		}
+		return
+	}
+
+	// Kubelet owns the volume once the PV holds the recorded size.
+	if (s.Status == nodePending || s.Status == nodeProgress) && s.Allocated != nil && s.PVSize.Cmp(*s.Allocated) >= 0 && d.Action != None {
+		t.Errorf("%s: %s while kubelet owns the volume", describe(s), d.Action)
+	}
+	if d.Action == None {
+		return
+	}
+
+	// Never shrink, never a size of 0, never a size nobody asked for.
+	if d.Target.Sign() <= 0 {
+		t.Errorf("%s: %s to non-positive size %s", describe(s), d.Action, d.Target.String())
+	}
+	if d.Target.Cmp(s.PVSize) < 0 {
+		t.Errorf("%s: target %s below the PV size %s", describe(s), d.Target.String(), s.PVSize.String())
+	}
+	known := d.Target.Cmp(s.Request) == 0 || d.Target.Cmp(s.PVSize) == 0 ||
+		(s.Allocated != nil && d.Target.Cmp(*s.Allocated) == 0)
+	if !known {
+		t.Errorf("%s: target %s is none of request, allocated, PV size", describe(s), d.Target.String())
+	}
+
+	// An unfinished, uncertain controller step is finished at its size.
+	uncertain := s.LastFailure == nil && !s.ErrorRecorded || s.LastFailure != nil && s.LastFailure.Class == Uncertain
+	if s.Status == ctrlProgress && s.Allocated != nil && uncertain {
+		want := *s.Allocated
+		if s.PVSize.Cmp(want) > 0 {
+			want = s.PVSize
+		}
+		if d.Target.Cmp(want) != 0 {
+			t.Errorf("%s: uncertain step recorded at %s switched to %s", describe(s), want.String(), d.Target.String())
+		}
+	}
+
+	// The slow lane: an infeasible size waits, and only that size.
+	f := s.LastFailure
+	notDue := f != nil && f.Class == Infeasible && f.Target.Cmp(d.Target) == 0 && f.At.Add(retry).After(t0)
+	switch d.Action {
+	case Wait:
+		if !notDue {
+			t.Errorf("%s: wait without an infeasible failure at %s that is not yet due", describe(s), d.Target.String())
+		}
+		if d.RetryAfter <= 0 || d.RetryAfter > retry {
+			t.Errorf("%s: wait %s, want in (0, %s]", describe(s), d.RetryAfter, retry)
+		}
+	case Expand:
+		if notDue {
+			t.Errorf("%s: expand to %s before its infeasible retry is due", describe(s), d.Target.String())
+		}
+		recorded := s.Status == ctrlProgress && s.Allocated != nil && s.Allocated.Cmp(d.Target) == 0 && !s.ErrorRecorded
+		if d.RecordIntent == recorded {
+			t.Errorf("%s: record intent = %v for target %s", describe(s), d.RecordIntent, d.Target.String())
+		}
+	}
+}
+
+// outOfRange is true when a size of s is beyond 1e30 bytes or, not zero,
+// below 1e-30 bytes in magnitude, or carries a decimal exponent beyond 1000
+// (a zero too).
+func outOfRange(s State) bool {
+	sizes := []resource.Quantity{s.Request, s.Capacity, s.PVSize}
+	if s.Allocated != nil {
+		sizes = append(sizes, *s.Allocated)
+	}
+	if s.LastFailure != nil {
+		sizes = append(sizes, s.LastFailure.Target)
+	}
+	for _, q := range sizes {
+		v := math.Abs(q.AsApproximateFloat64())
+		scale := q.AsDec().Scale() // q is a copy
+		if math.IsNaN(v) || v > 1e30 || !q.IsZero() && v < 1e-30 || scale > 1000 || scale < -1000 {
+			return true
+		}
+	}
+	return false
+}
+
+func describe(s State) string {
+	alloc := "nil"
+	if s.Allocated != nil {
+		alloc = s.Allocated.String()
+	}
+	failure := "none"
+	if f := s.LastFailure; f != nil {
+		failure = f.Class.String() + "@" + f.Target.String() + " " + t0.Sub(f.At).String() + " ago"
+	}
+	return "request=" + s.Request.String() + " capacity=" + s.Capacity.String() + " pv=" + s.PVSize.String() +
+		" allocated=" + alloc + " status=" + string(s.Status) + " errorRecorded=" + boolString(s.ErrorRecorded) +
+		" failure=" + failure + " recovery=" + boolString(s.Recovery)
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
