@@ -1,0 +1,219 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// auditEntry holds the fields of an audit.k8s.io/v1 Event that the
+// benchmark reads; the Metadata level writes no bodies.
+type auditEntry struct {
+	Stage      string `json:"stage"`
+	RequestURI string `json:"requestURI"`
+	Verb       string `json:"verb"`
+	User       struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+		APIGroup    string `json:"apiGroup"`
+	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	StageTimestamp time.Time `json:"stageTimestamp"`
+}
+
+// requestKey names a kind of request: verb, resource (with its API group,
+// if any) and subresource. Requests that name no object (discovery,
+// /version) have the URL path as Resource.
+type requestKey struct {
+	Verb, Resource, Subresource string
+}
+
+func (k requestKey) String() string {
+	s := k.Verb + " " + k.Resource
+	if k.Subresource != "" {
+		s += "/" + k.Subresource
+	}
+	return s
+}
+
+// request is one finished API request of the user under study.
+type request struct {
+	requestKey
+	Code int
+	At   time.Time
+}
+
+// parseAuditLine returns the request of one audit log line, and whether it
+// is a finished request (stage ResponseComplete) of user.
+func parseAuditLine(line []byte, user string) (request, bool, error) {
+	var e auditEntry
+	if err := json.Unmarshal(line, &e); err != nil {
+		return request{}, false, err
+	}
+	if e.Stage != "ResponseComplete" || e.User.Username != user {
+		return request{}, false, nil
+	}
+	r := request{requestKey: requestKey{Verb: e.Verb}, At: e.StageTimestamp}
+	if e.ResponseStatus != nil {
+		r.Code = e.ResponseStatus.Code
+	}
+	if ref := e.ObjectRef; ref != nil && ref.Resource != "" {
+		r.Resource, r.Subresource = ref.Resource, ref.Subresource
+		if ref.APIGroup != "" {
+			r.Resource += "." + ref.APIGroup
+		}
+	} else {
+		r.Resource, _, _ = strings.Cut(e.RequestURI, "?")
+	}
+	return r, true, nil
+}
+
+// auditTail follows an audit log from an offset and keeps the finished
+// requests of one user.
+type auditTail struct {
+	path     string
+	user     string
+	offset   int64
+	requests []request
+}
+
+// newAuditTail starts at the current end of path: what was logged before
+// is not looked at.
+func newAuditTail(path, user string) (*auditTail, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	return &auditTail{path: path, user: user, offset: fi.Size()}, nil
+}
+
+// poll reads the lines completed since the last poll. A line still being
+// written is left for the next poll.
+func (t *auditTail) poll() error {
+	f, err := os.Open(t.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Seek(t.offset, io.SeekStart); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(f, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			return nil // a partial line, if any, waits
+		}
+		if err != nil {
+			return err
+		}
+		t.offset += int64(len(line))
+		req, ok, err := parseAuditLine(bytes.TrimSpace(line), t.user)
+		if err != nil {
+			return fmt.Errorf("audit log %s at byte %d: %w", t.path, t.offset-int64(len(line)), err)
+		}
+		if ok {
+			t.requests = append(t.requests, req)
+		}
+	}
+}
+
+// requestClass is how the report groups requests.
+type requestClass string
+
+const (
+	classListWatch requestClass = "list/watch"
+	classRead      requestClass = "read"
+	classWrite     requestClass = "write"
+	classEvent     requestClass = "event write"
+	classOther     requestClass = "other"
+)
+
+// classify puts a request in its class. Events are written by the event
+// recorder, not by the resize itself, so they count apart.
+func classify(k requestKey) requestClass {
+	switch k.Verb {
+	case "list", "watch":
+		return classListWatch
+	case "get":
+		return classRead
+	case "create", "update", "patch", "delete", "deletecollection":
+		if k.Resource == "events" || k.Resource == "events.events.k8s.io" {
+			return classEvent
+		}
+		return classWrite
+	}
+	return classOther
+}
+
+// tally counts requests by kind, class and response code.
+type tally struct {
+	ByKey   map[requestKey]int
+	ByClass map[requestClass]int
+	ByCode  map[int]int
+}
+
+func count(reqs []request) tally {
+	t := tally{ByKey: map[requestKey]int{}, ByClass: map[requestClass]int{}, ByCode: map[int]int{}}
+	for _, r := range reqs {
+		t.ByKey[r.requestKey]++
+		t.ByClass[classify(r.requestKey)]++
+		t.ByCode[r.Code]++
+	}
+	return t
+}
+
+// keys returns the request kinds sorted by class, then by name.
+func (t tally) keys() []requestKey {
+	order := map[requestClass]int{classWrite: 0, classEvent: 1, classRead: 2, classOther: 3, classListWatch: 4}
+	var ks []requestKey
+	for k := range t.ByKey {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		ci, cj := order[classify(ks[i])], order[classify(ks[j])]
+		if ci != cj {
+			return ci < cj
+		}
+		return ks[i].String() < ks[j].String()
+	})
+	return ks
+}
+
+// between returns the requests that finished in [from, to].
+func between(reqs []request, from, to time.Time) []request {
+	var out []request
+	for _, r := range reqs {
+		if !r.At.Before(from) && !r.At.After(to) {
+			out = append(out, r)
+		}
+	}
+	return out
+}

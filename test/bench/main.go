@@ -1,0 +1,187 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command bench measures what the resizer costs (issue #5): throughput,
+// per-claim latency and API requests for N claims grown at once, memory
+// with many objects, and the latency of one resize on an idle cluster. It
+// runs the real components of the end-to-end suite (etcd, kube-apiserver
+// with an audit log, the CSI mock driver and the resizer binary) on this
+// machine; `make bench` builds them. Progress goes to stderr, a markdown
+// report to stdout.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
+)
+
+// config is what the flags select.
+type config struct {
+	tools       framework.Tools
+	dir         string
+	rbac        string
+	modes       map[string]bool
+	settings    []setting
+	n           int
+	memoryN     int
+	pods        bool
+	latencyN    int
+	latencyGap  time.Duration
+	creators    int
+	timeout     time.Duration
+	resizerArgs []string
+	svg         string
+	keep        bool
+	// apiServer is the version of kube-apiserver, once one ran.
+	apiServer string
+	nproc     int
+}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (*config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var (
+		cfg      config
+		modes    = fs.String("mode", "all", "Parts to run, comma-separated: throughput, memory, latency, or all.")
+		settings = fs.String("settings", "default,fast", "Resizer settings, comma-separated: default (QPS 5, burst 10, 10 workers), fast (QPS 100, burst 200, 50 workers) or QPS/BURST/WORKERS.")
+		extra    = fs.String("resizer-args", "--v=2", "Extra flags of the resizer, space-separated.")
+	)
+	fs.IntVar(&cfg.n, "n", 500, "Claims grown at once in the throughput runs.")
+	fs.IntVar(&cfg.memoryN, "memory-n", 10000, "Bound PVC+PV pairs (and pods) in the memory run.")
+	fs.BoolVar(&cfg.pods, "pods", true, "Memory run: also create one running pod per claim and measure with --handle-volume-inuse-error.")
+	fs.IntVar(&cfg.latencyN, "latency-n", 20, "Sequential resizes in the latency runs.")
+	fs.DurationVar(&cfg.latencyGap, "latency-gap", time.Second, "Pause before each sequential resize, so that the token bucket is full again.")
+	fs.IntVar(&cfg.creators, "creators", 8, "Goroutines creating and growing objects.")
+	fs.DurationVar(&cfg.timeout, "timeout", 20*time.Minute, "Longest wait for the claims of one throughput run to finish.")
+	fs.StringVar(&cfg.rbac, "rbac", filepath.Join("deploy", "kubernetes", "rbac.yaml"), "RBAC of the resizer.")
+	fs.StringVar(&cfg.svg, "svg", filepath.Join("docs", "benchmarks-throughput.svg"), "Where to write the throughput plot; empty: nowhere.")
+	fs.BoolVar(&cfg.keep, "keep", false, "Keep the logs (kube-apiserver, audit log, resizer, driver) after a successful run.")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	cfg.modes = map[string]bool{}
+	for _, m := range strings.Split(*modes, ",") {
+		switch m = strings.TrimSpace(m); m {
+		case "all":
+			cfg.modes["throughput"], cfg.modes["memory"], cfg.modes["latency"] = true, true, true
+		case "throughput", "memory", "latency":
+			cfg.modes[m] = true
+		default:
+			return nil, fmt.Errorf("-mode: unknown part %q", m)
+		}
+	}
+	for _, s := range strings.Split(*settings, ",") {
+		st, err := parseSetting(strings.TrimSpace(s))
+		if err != nil {
+			return nil, err
+		}
+		cfg.settings = append(cfg.settings, st)
+	}
+	cfg.resizerArgs = strings.Fields(*extra)
+	if cfg.n < 1 || cfg.memoryN < 1 || cfg.latencyN < 1 || cfg.creators < 1 {
+		return nil, fmt.Errorf("-n, -memory-n, -latency-n and -creators must be positive")
+	}
+	return &cfg, nil
+}
+
+func run(ctx context.Context, cfg *config) (err error) {
+	if cfg.tools, err = framework.ToolsFromEnv(); err != nil {
+		return err
+	}
+	if cfg.dir, err = os.MkdirTemp("", "csi-resizer-bench-"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil || cfg.keep {
+			say("logs kept in %s", cfg.dir)
+			return
+		}
+		_ = os.RemoveAll(cfg.dir)
+	}()
+	res := &results{Machine: describeMachine(), Command: "make bench BENCH_ARGS='" + strings.Join(os.Args[1:], " ") + "'"}
+	if len(os.Args) == 1 {
+		res.Command = "make bench"
+	}
+	cfg.nproc = res.Machine.NProc
+	start := time.Now()
+	if cfg.modes["throughput"] {
+		for _, s := range cfg.settings {
+			t, err := runThroughput(ctx, cfg, s)
+			if err != nil {
+				return fmt.Errorf("throughput at %s: %w", s, err)
+			}
+			res.Throughput = append(res.Throughput, t)
+		}
+	}
+	if cfg.modes["latency"] {
+		for _, s := range cfg.settings {
+			l, err := runLatency(ctx, cfg, s)
+			if err != nil {
+				return fmt.Errorf("latency at %s: %w", s, err)
+			}
+			res.Latency = append(res.Latency, l)
+		}
+	}
+	if cfg.modes["memory"] {
+		if res.Memory, err = runMemory(ctx, cfg); err != nil {
+			return fmt.Errorf("memory: %w", err)
+		}
+	}
+	res.Machine.APIServer = cfg.apiServer
+	say("done in %s", since(start))
+	if cfg.svg != "" && len(res.Throughput) > 0 {
+		if err := writeChart(cfg.svg, throughputChart(res.Throughput)); err != nil {
+			return err
+		}
+		say("plot written to %s", cfg.svg)
+	}
+	res.writeMarkdown(os.Stdout)
+	return nil
+}
+
+func writeChart(path string, c figure) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := c.writeSVG(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

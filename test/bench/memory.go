@@ -1,0 +1,156 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// memoryPhase is the resizer's memory with one set of objects.
+type memoryPhase struct {
+	Label string
+	Args  []string
+	// Ready is how long the resizer took from start to /readyz.
+	Ready time.Duration
+	// RSS is VmRSS once stable, Anon and File its parts; Peak is VmHWM;
+	// Samples are every VmRSS read, one a second.
+	RSS, Anon, File, Peak int64
+	Samples               []int64
+	// HeapInuse is the Go heap in use (go_memstats_heap_inuse_bytes of
+	// the resizer's /metrics) at the last read: live objects plus garbage
+	// not yet collected.
+	HeapInuse int64
+	CPU       time.Duration
+	// Writes is what the resizer wrote (nothing is to be resized, so it
+	// should be 0).
+	Writes int
+}
+
+// memoryResult is the memory mode: N bound pairs, then N pods more.
+type memoryResult struct {
+	Pairs, Pods int
+	Phases      []memoryPhase
+}
+
+// runMemory measures the resizer's memory on an empty cluster, with
+// cfg.memoryN bound PVC+PV pairs, and (with cfg.pods) with as many pods
+// using them and in-use handling on. Each phase starts a fresh resizer.
+func runMemory(ctx context.Context, cfg *config) (*memoryResult, error) {
+	say("== memory: %d PVC+PV pairs%s", cfg.memoryN, map[bool]string{true: " and as many pods", false: ""}[cfg.pods])
+	r, err := newRig(ctx, cfg, "memory")
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	res := &memoryResult{Pairs: cfg.memoryN}
+	def := knownSettings["default"]
+	measure := func(label string, args ...string) error {
+		p, err := measureMemory(ctx, r, def, label, append(args, cfg.resizerArgs...)...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", label, err)
+		}
+		p.Args = args // the phase's own flags; cfg.resizerArgs are in the command
+		res.Phases = append(res.Phases, p)
+		return nil
+	}
+	if err := measure("empty cluster"); err != nil {
+		return nil, err
+	}
+	if err := createPairs(ctx, r.admin, cfg.memoryN, "1Gi", nil, cfg.creators); err != nil {
+		return nil, err
+	}
+	if err := measure(fmt.Sprintf("%d PVC+PV pairs", cfg.memoryN)); err != nil {
+		return nil, err
+	}
+	if cfg.pods {
+		if err := createPods(ctx, r.admin, cfg.memoryN, cfg.creators); err != nil {
+			return nil, err
+		}
+		res.Pods = cfg.memoryN
+		label := fmt.Sprintf("%d PVC+PV pairs + %d running pods, in-use handling", cfg.memoryN, cfg.memoryN)
+		if err := measure(label, "--handle-volume-inuse-error=true"); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// measureMemory starts the resizer, waits for its caches and an empty
+// queue, then reads VmRSS once a second until three reads in a row are
+// within 1% (at most a minute), and stops it.
+func measureMemory(ctx context.Context, r *rig, s setting, label string, args ...string) (memoryPhase, error) {
+	p := memoryPhase{Label: label, Args: args}
+	tail, err := r.auditTail()
+	if err != nil {
+		return p, err
+	}
+	start := time.Now()
+	if err := r.startResizer(ctx, s, args...); err != nil {
+		return p, err
+	}
+	p.Ready = since(start)
+	if err := r.waitIdle(ctx); err != nil {
+		return p, err
+	}
+	for i := 0; i < 60; i++ {
+		u, err := r.usage()
+		if err != nil {
+			return p, err
+		}
+		p.Samples = append(p.Samples, u.RSS)
+		p.RSS, p.Anon, p.File, p.Peak, p.CPU = u.RSS, u.Anon, u.File, u.Peak, u.CPU
+		if stable(p.Samples, 3, 0.01) {
+			heap, _, err := r.metric(ctx, "go_memstats_heap_inuse_bytes")
+			if err != nil {
+				return p, err
+			}
+			p.HeapInuse = int64(heap)
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return p, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	if err := r.stopResizer(); err != nil {
+		return p, err
+	}
+	if err := settle(ctx, tail); err != nil {
+		return p, err
+	}
+	t := count(tail.requests)
+	p.Writes = t.ByClass[classWrite] + t.ByClass[classEvent]
+	say("  %s: RSS %s (peak %s) after %d samples; ready in %s", label, mib(p.RSS), mib(p.Peak), len(p.Samples), p.Ready)
+	return p, nil
+}
+
+// stable reports whether the last n samples are within tolerance (a
+// fraction of the largest) of each other.
+func stable(samples []int64, n int, tolerance float64) bool {
+	if len(samples) < n {
+		return false
+	}
+	last := samples[len(samples)-n:]
+	lo, hi := last[0], last[0]
+	for _, s := range last {
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	return float64(hi-lo) <= tolerance*float64(hi)
+}

@@ -1,0 +1,123 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The targets of issue #5, for 500 resizes and 10,000 objects; runs with
+// another N scale the per-run limits linearly and say so.
+const (
+	targetWrites     = 3.0
+	targetRateShare  = 0.95
+	targetFastWall   = 13.0 // seconds for 500 resizes at QPS 100
+	targetCPU        = 2.0  // seconds for 500 resizes
+	targetPairsMiB   = 60
+	targetPodsMiB    = 70
+	targetLatencyMs  = 50
+	targetN          = 500
+	targetMemoryObjs = 10000
+)
+
+// informerHeld are the resources the resizer keeps in informers: a GET of
+// one of them is a wasted request.
+var informerHeld = map[string]bool{
+	"persistentvolumeclaims": true, "persistentvolumes": true,
+	"storageclasses.storage.k8s.io": true, "pods": true,
+}
+
+func scaled(n int) string {
+	if n == targetN {
+		return ""
+	}
+	return fmt.Sprintf(" (scaled to N=%d)", n)
+}
+
+func (r *results) targets() []target {
+	var out []target
+	add := func(met bool, measured, goal string, args ...any) {
+		out = append(out, target{Goal: fmt.Sprintf(goal, args...), Measured: measured, Met: met})
+	}
+	for _, t := range r.Throughput {
+		w := t.perResize(classWrite)
+		add(w <= targetWrites+1e-9, fmt.Sprintf("%.2f", w), "Writes per controller-only resize, events excluded, at %s: %.1f", t.Setting.Name, targetWrites)
+	}
+	for _, t := range r.Throughput {
+		gets, reads := 0, t.Requests.ByClass[classRead]
+		var other []string
+		for k, n := range t.Requests.ByKey {
+			if k.Verb != "get" {
+				continue
+			}
+			if informerHeld[k.Resource] {
+				gets += n
+			} else {
+				other = append(other, fmt.Sprintf("%d × `%s`", n, k))
+			}
+		}
+		m := fmt.Sprintf("%d GETs of PVCs, PVs, StorageClasses or pods; %d reads in all", gets, reads)
+		if len(other) > 0 {
+			m += " (" + strings.Join(other, ", ") + ")"
+		}
+		add(gets == 0, m, "No GET of objects the informers hold, at %s", t.Setting.Name)
+	}
+	for _, t := range r.Throughput {
+		if t.Setting.Name != "default" {
+			continue
+		}
+		q := float64(t.Setting.QPS)
+		add(t.WorkRate <= q*1.1 && t.WorkRate+t.EventRate > q*1.1,
+			fmt.Sprintf("work %.2f/s + events %.2f/s = %.2f/s on a %d QPS budget", t.WorkRate, t.EventRate, t.WorkRate+t.EventRate, t.Setting.QPS),
+			"Events through their own client (the work client stays within its QPS while events are written beside it)")
+		want := targetRateShare * q / targetWrites
+		add(t.rate() >= want, fmt.Sprintf("%.3f resizes/s (%s for %d)", t.rate(), seconds(t.Wall), t.N),
+			"Throughput at defaults ≥ %.2f × (%d QPS ÷ %.0f writes) = %.3f resizes/s", targetRateShare, t.Setting.QPS, targetWrites, want)
+	}
+	for _, t := range r.Throughput {
+		if t.Setting.Name != "fast" {
+			continue
+		}
+		limit := targetFastWall * float64(t.N) / targetN
+		add(t.Wall.Seconds() <= limit, fmt.Sprintf("%s (token-bucket floor %s)", seconds(t.Wall), seconds(t.floor())), "%d resizes at QPS 100 / burst 200 / 50 workers in ≤ %.1f s%s", t.N, limit, scaled(t.N))
+	}
+	for _, t := range r.Throughput {
+		limit := targetCPU * float64(t.N) / targetN
+		add(t.CPU.Seconds() <= limit, fmt.Sprintf("%s (whole process: %s)", seconds(t.CPU), seconds(t.CPUTotal)),
+			"CPU ≤ %.1f s for %d resizes at %s%s", limit, t.N, t.Setting.Name, scaled(t.N))
+	}
+	if m := r.Memory; m != nil {
+		note := ""
+		if m.Pairs != targetMemoryObjs {
+			note = fmt.Sprintf(" (run with %d, not %d)", m.Pairs, targetMemoryObjs)
+		}
+		for _, ph := range m.Phases[1:] {
+			limit := int64(targetPairsMiB)
+			if strings.Contains(ph.Label, "pods") {
+				limit = targetPodsMiB
+			}
+			add(ph.RSS <= limit<<20, mib(ph.RSS), "RSS ≤ %d MiB with %s%s", limit, ph.Label, note)
+		}
+	}
+	for _, l := range r.Latency {
+		add(l.Latency.P50 <= targetLatencyMs*time.Millisecond, ms(l.Latency.P50),
+			"One resize on an idle cluster, p50 ≤ %d ms, at %s", targetLatencyMs, l.Setting.Name)
+	}
+	return out
+}

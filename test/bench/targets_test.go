@@ -1,0 +1,82 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTargets(t *testing.T) {
+	requests := func(writes, events, secretGets, claimGets int) tally {
+		return count(append(append(append(
+			repeat(request{requestKey: requestKey{"patch", "persistentvolumes", ""}}, writes),
+			repeat(request{requestKey: requestKey{"create", "events", ""}}, events)...),
+			repeat(request{requestKey: requestKey{"get", "secrets", ""}}, secretGets)...),
+			repeat(request{requestKey: requestKey{"get", "persistentvolumeclaims", ""}}, claimGets)...))
+	}
+	r := &results{
+		Throughput: []*throughputResult{
+			{Setting: knownSettings["default"], N: 500, Wall: 310 * time.Second, Requests: requests(1500, 1000, 500, 0),
+				WorkRate: 4.9, EventRate: 3.2, CPU: 1500 * time.Millisecond},
+			{Setting: knownSettings["fast"], N: 500, Wall: 14 * time.Second, Requests: requests(1600, 1000, 0, 3),
+				CPU: 2500 * time.Millisecond},
+		},
+		Memory: &memoryResult{Pairs: 10000, Phases: []memoryPhase{
+			{Label: "empty cluster"}, {Label: "10000 PVC+PV pairs", RSS: 59 << 20}, {Label: "10000 PVC+PV pairs + 10000 running pods", RSS: 71 << 20},
+		}},
+		Latency: []*latencyResult{{Setting: knownSettings["default"], Latency: summary{P50: 20 * time.Millisecond}}},
+	}
+	got := map[string]bool{}
+	for _, tg := range r.targets() {
+		got[tg.Goal] = tg.Met
+	}
+	want := map[string]bool{
+		"Writes per controller-only resize, events excluded, at default: 3.0": true,
+		"Writes per controller-only resize, events excluded, at fast: 3.0":    false,
+		"No GET of objects the informers hold, at default":                    true,
+		"No GET of objects the informers hold, at fast":                       false,
+		"500 resizes at QPS 100 / burst 200 / 50 workers in ≤ 13.0 s":         false,
+		"CPU ≤ 2.0 s for 500 resizes at default":                              true,
+		"CPU ≤ 2.0 s for 500 resizes at fast":                                 false,
+		"RSS ≤ 60 MiB with 10000 PVC+PV pairs":                                true,
+		"RSS ≤ 70 MiB with 10000 PVC+PV pairs + 10000 running pods":           false,
+		"One resize on an idle cluster, p50 ≤ 50 ms, at default":              true,
+	}
+	for goal, met := range want {
+		if g, ok := got[goal]; !ok || g != met {
+			t.Errorf("%q: met=%v (present: %v), want met=%v", goal, g, ok, met)
+		}
+	}
+	for goal, met := range got {
+		if strings.HasPrefix(goal, "Throughput at defaults") && !met {
+			t.Errorf("%q not met at 500 in 310 s", goal)
+		}
+		if strings.HasPrefix(goal, "Events through their own client") && !met {
+			t.Errorf("%q not met with 4.9 + 3.2 requests/s at 5 QPS", goal)
+		}
+	}
+}
+
+func repeat(r request, n int) []request {
+	out := make([]request, n)
+	for i := range out {
+		out[i] = r
+	}
+	return out
+}
