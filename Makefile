@@ -27,7 +27,7 @@ LDFLAGS := -s -w -X $(MODULE)/pkg/version.Version=$(VERSION)
 IMAGE ?= csi-resizer
 IMAGE_TAG ?= $(VERSION)
 
-.PHONY: all build demo test test-unit test-e2e vet fmt-check vendor-check license-check container clean
+.PHONY: all build bench demo test test-unit test-e2e vet fmt-check vendor-check license-check container clean
 
 all: build
 
@@ -56,12 +56,35 @@ test-e2e: build
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" \
 		$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... 2>&1 | grep -v '^[IWE][0-9]\{4\} '
 
+# `make test-chaos` runs the resizer binary through faults (processes killed
+# at random, a failing and restarting CSI driver, an API server restart) on
+# the e2e harness, with the test driver of test/csidriver as a process; it
+# prints its figures and takes about 10 minutes. CHAOS_CLAIMS, CHAOS_WINDOW
+# and CHAOS_SEED shorten or replay a run.
+test-chaos: build
+	tools="$$(hack/build-tools.sh)"; \
+	$(GO) build -o _output/csi-test-driver ./test/cmd/csi-test-driver; \
+	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" E2E_TEST_DRIVER="$(CURDIR)/_output/csi-test-driver" \
+		$(GO) test -tags chaos -count=1 -timeout 20m -v ./test/chaos/... 2>&1 | grep -v '^[IWE][0-9]\{4\} '
+
 # `make demo` runs the resizer for real with no cluster: a local control
 # plane, the CSI mock driver and the resizer; DEMO_ARGS=--keep keeps them
 # running afterwards.
 demo: build
 	tools="$$(hack/build-tools.sh)"; \
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" $(GO) run ./test/demo $(DEMO_ARGS)
+
+# `make bench` measures what the resizer costs (docs/benchmarks.md): N claims
+# grown at once at two API budgets, memory with 10,000 claims and volumes, and
+# the latency of one resize, against the components of the e2e suite. It takes
+# about 9 minutes; BENCH_ARGS=-h lists its flags, and BENCH_ARGS='-n 50
+# -memory-n 500 -svg=' is a quick check that leaves docs/ alone. Progress goes
+# to stderr, a markdown report to stdout.
+bench: build
+	@mkdir -p _output
+	@$(GO) build -o _output/bench ./test/bench
+	@tools="$$(hack/build-tools.sh)"; \
+	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" _output/bench $(BENCH_ARGS)
 
 vet:
 	$(GO) vet ./...
