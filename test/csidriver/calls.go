@@ -17,6 +17,7 @@ limitations under the License.
 package csidriver
 
 import (
+	"context"
 	"maps"
 	"time"
 
@@ -28,6 +29,11 @@ import (
 
 // ExpandCall is one ControllerExpandVolume call as the driver received it.
 type ExpandCall struct {
+	// Seq numbers the calls of one driver from 1, in order of arrival.
+	Seq int
+	// Pid is the process that made the call (0 when unknown), from the
+	// socket's peer credentials.
+	Pid int
 	// VolumeID is the request's volume_id.
 	VolumeID string
 	// RequiredBytes and LimitBytes are the request's capacity_range.
@@ -38,6 +44,12 @@ type ExpandCall struct {
 	Capability *csi.VolumeCapability
 	// Start is when the call arrived; End is when it returned, zero while it runs.
 	Start, End time.Time
+	// Deadline is the caller's deadline, zero when it set none.
+	Deadline time.Time
+	// CallerGone is when the caller stopped waiting (its deadline passed, it
+	// cancelled, or its connection closed) while the call still ran; zero
+	// when the caller got the answer.
+	CallerGone time.Time
 	// Code is the gRPC code the call returned (OK while it runs).
 	Code codes.Code
 	// CapacityBytes and NodeExpansionRequired are what a successful call answered.
@@ -47,8 +59,9 @@ type ExpandCall struct {
 
 // beginCall records the arrival of req and returns its index in the log and
 // the hook to run, if any.
-func (d *Driver) beginCall(req *csi.ControllerExpandVolumeRequest) (int, ExpandHook) {
+func (d *Driver) beginCall(ctx context.Context, req *csi.ControllerExpandVolumeRequest) (int, ExpandHook) {
 	call := ExpandCall{
+		Pid:           CallerPid(ctx),
 		VolumeID:      req.GetVolumeId(),
 		RequiredBytes: req.GetCapacityRange().GetRequiredBytes(),
 		LimitBytes:    req.GetCapacityRange().GetLimitBytes(),
@@ -56,24 +69,51 @@ func (d *Driver) beginCall(req *csi.ControllerExpandVolumeRequest) (int, ExpandH
 		Capability:    cloneCapability(req.GetVolumeCapability()),
 		Start:         time.Now(),
 	}
+	if deadline, ok := ctx.Deadline(); ok {
+		call.Deadline = deadline
+	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
+	call.Seq = len(d.calls) + 1
 	d.calls = append(d.calls, call)
 	d.inFlight[call.VolumeID]++
 	d.maxConcurrent[call.VolumeID] = max(d.maxConcurrent[call.VolumeID], d.inFlight[call.VolumeID])
-	return len(d.calls) - 1, d.faults.hook
+	hook := d.faults.hook
+	d.mu.Unlock()
+	d.observe(call)
+	return call.Seq - 1, hook
+}
+
+// callerGone records that the caller of the call at index i stopped waiting.
+func (d *Driver) callerGone(i int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if call := &d.calls[i]; call.End.IsZero() && call.CallerGone.IsZero() {
+		call.CallerGone = time.Now()
+	}
 }
 
 // endCall records the outcome of the call at index i.
 func (d *Driver) endCall(i int, resp *csi.ControllerExpandVolumeResponse, err error) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	call := &d.calls[i]
 	call.End = time.Now()
 	call.Code = status.Code(err)
 	call.CapacityBytes = resp.GetCapacityBytes()
 	call.NodeExpansionRequired = resp.GetNodeExpansionRequired()
 	d.inFlight[call.VolumeID]--
+	ended := *call
+	d.mu.Unlock()
+	d.observe(ended)
+}
+
+// observe hands a copy of call to Config.OnExpandCall.
+func (d *Driver) observe(call ExpandCall) {
+	if d.cfg.OnExpandCall == nil {
+		return
+	}
+	call.Secrets = maps.Clone(call.Secrets)
+	call.Capability = cloneCapability(call.Capability)
+	d.cfg.OnExpandCall(call)
 }
 
 // Calls returns a copy of every ControllerExpandVolume call so far, in order

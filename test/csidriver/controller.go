@@ -22,6 +22,7 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"k8s.io/klog/v2"
 )
 
 // ControllerGetCapabilities returns EXPAND_VOLUME and SINGLE_NODE_MULTI_WRITER
@@ -48,8 +49,14 @@ func (d *Driver) ControllerGetCapabilities(context.Context, *csi.ControllerGetCa
 // grows the volume: it answers capacity_bytes = required bytes, or the volume's
 // size when that is larger, and node_expansion_required from the Config.
 func (d *Driver) ControllerExpandVolume(ctx context.Context, req *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, error) {
-	i, hook := d.beginCall(req)
+	i, hook := d.beginCall(ctx, req)
+	// The context ends when the caller gives up, or when the call returns.
+	stop := context.AfterFunc(ctx, func() { d.callerGone(i) })
 	resp, err := d.expand(ctx, req, hook)
+	if !stop() && ctx.Err() != nil {
+		// The caller left just now, and the AfterFunc may not have run yet.
+		d.callerGone(i)
+	}
 	d.endCall(i, resp, err)
 	return resp, err
 }
@@ -86,8 +93,12 @@ func (d *Driver) expand(ctx context.Context, req *csi.ControllerExpandVolumeRequ
 	if !known && d.cfg.StrictVolumes {
 		return nil, status.Errorf(codes.NotFound, "volume %q not found", id)
 	}
-	size = max(size, required)
-	d.volumes[id] = size
+	if required > size || !known {
+		size = max(size, required)
+		if err := d.resizeLocked(id, size); err != nil {
+			return nil, status.Errorf(codes.Internal, "expand volume %q: %v", id, err)
+		}
+	}
 	if f.capacity != nil {
 		size = *f.capacity
 	}
@@ -95,11 +106,13 @@ func (d *Driver) expand(ctx context.Context, req *csi.ControllerExpandVolumeRequ
 }
 
 // AddVolume makes the driver know volumeID with size bytes, replacing any size
-// it had.
+// it had. With Config.StateFile, a failure to save the new size is logged.
 func (d *Driver) AddVolume(volumeID string, size int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.volumes[volumeID] = size
+	if err := d.resizeLocked(volumeID, size); err != nil {
+		klog.Background().Error(err, "Failed to save test driver volume", "volumeID", volumeID)
+	}
 }
 
 // VolumeSize returns the size of volumeID and whether the driver knows it.

@@ -68,6 +68,14 @@ type Config struct {
 	// NoNodeService does not register the Node service, as on a controller-only
 	// socket: NodeGetCapabilities then fails with Unimplemented.
 	NoNodeService bool
+	// StateFile, when set, keeps the volume sizes across restarts of the
+	// driver, as a storage backend would: Serve loads it, and every change of
+	// a size is written to it before the call that made it answers.
+	StateFile string
+	// OnExpandCall, when set, is called with a copy of each
+	// ControllerExpandVolume call when it arrives (End zero) and when it ends,
+	// for instance to write a call log that outlives the driver.
+	OnExpandCall func(ExpandCall)
 }
 
 // Driver is a running test driver. All its methods are safe for concurrent use.
@@ -95,6 +103,10 @@ type Driver struct {
 // left at that path is removed; any other file there is an error. Call Stop to
 // shut the driver down.
 func Serve(socketPath string, cfg Config) (*Driver, error) {
+	volumes, err := ReadState(cfg.StateFile)
+	if err != nil {
+		return nil, err
+	}
 	if err := removeStaleSocket(socketPath); err != nil {
 		return nil, err
 	}
@@ -106,11 +118,12 @@ func Serve(socketPath string, cfg Config) (*Driver, error) {
 		cfg:           cfg,
 		endpoint:      socketPath,
 		done:          make(chan struct{}),
-		volumes:       map[string]int64{},
+		volumes:       volumes,
 		inFlight:      map[string]int{},
 		maxConcurrent: map[string]int{},
 	}
-	d.server = grpc.NewServer(grpc.UnaryInterceptor(d.intercept))
+	// The peer credentials tell which process made each call (ExpandCall.Pid).
+	d.server = grpc.NewServer(grpc.Creds(peerCredentials{}), grpc.UnaryInterceptor(d.intercept))
 	csi.RegisterIdentityServer(d.server, d)
 	if !cfg.NoControllerService {
 		csi.RegisterControllerServer(d.server, d)

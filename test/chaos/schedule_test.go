@@ -1,0 +1,224 @@
+//go:build chaos
+
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
+)
+
+// action is one thing the schedule does.
+type action string
+
+const (
+	killResizer      action = "SIGKILL resizer"
+	killDriver       action = "SIGKILL CSI driver"
+	restartAPIServer action = "restart kube-apiserver"
+	growClaims       action = "grow claims"
+)
+
+// apiServerGrace is how long kube-apiserver gets to stop after SIGTERM.
+// It stops taking requests at once but waits a minute for open watches to
+// close; kubelet would kill it after the pod's grace period (30s by
+// default), and a shorter one keeps the run short.
+const apiServerGrace = 5 * time.Second
+
+// fault reports whether the action is a fault (and not user work).
+func (a action) fault() bool { return a != growClaims }
+
+// step is an action at a time from the start of the window.
+type step struct {
+	at   time.Duration
+	what action
+	// busy makes a SIGKILL wait (a while) for a call in the driver.
+	busy bool
+}
+
+// happened is a step as it was carried out.
+type happened struct {
+	what       action
+	start, end time.Time
+	detail     string
+}
+
+// schedule says how many of each fault a run gets.
+type schedule struct {
+	window        time.Duration
+	resizerKills  int
+	driverKills   int
+	apiRestarts   int
+	waves         int // growth waves in the window, after the first one at its start
+	driverMaxDown time.Duration
+}
+
+// plan spreads the faults at random moments of the window. Growth waves
+// come at regular moments; the last wave comes just before the end of the
+// window and the last SIGKILL of the resizer at its very end, while it has
+// a call in the driver, so that the drain after the last fault has work
+// to do.
+func (s schedule) plan(rnd *rand.Rand) []step {
+	at := func(from, to float64) time.Duration {
+		return time.Duration((from + rnd.Float64()*(to-from)) * float64(s.window))
+	}
+	steps := []step{{at: 0, what: growClaims}}
+	for w := 1; w < s.waves; w++ {
+		steps = append(steps, step{at: time.Duration(w) * s.window / time.Duration(s.waves), what: growClaims})
+	}
+	steps = append(steps, step{at: s.window - 3*time.Second, what: growClaims}, step{at: s.window, what: killResizer, busy: true})
+	for range s.resizerKills - 1 {
+		steps = append(steps, step{at: at(0.02, 0.95), what: killResizer})
+	}
+	for range s.driverKills {
+		steps = append(steps, step{at: at(0.05, 0.9), what: killDriver})
+	}
+	for range s.apiRestarts {
+		steps = append(steps, step{at: at(0.2, 0.7), what: restartAPIServer})
+	}
+	slices.SortStableFunc(steps, func(a, b step) int { return int(a.at - b.at) })
+	return steps
+}
+
+// chaosRun is what the schedule acts on.
+type chaosRun struct {
+	e       *env
+	rnd     *rand.Rand
+	driver  *framework.TestDriver
+	resizer *framework.Supervisor
+	claims  *claims
+	sched   schedule
+}
+
+// execute carries out the steps in order, each at its moment from start
+// (or as soon as the previous step is over).
+func (r *chaosRun) execute(ctx context.Context, start time.Time, steps []step) ([]happened, error) {
+	var done []happened
+	for _, s := range steps {
+		timer := time.NewTimer(time.Until(start.Add(s.at)))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return done, ctx.Err()
+		case <-timer.C:
+		}
+		h := happened{what: s.what, start: time.Now()}
+		detail, err := r.do(ctx, s)
+		h.end, h.detail = time.Now(), detail
+		done = append(done, h)
+		if err != nil {
+			return done, fmt.Errorf("%s at %s: %w", s.what, since(start, h.start), err)
+		}
+	}
+	return done, nil
+}
+
+func (r *chaosRun) do(ctx context.Context, s step) (string, error) {
+	switch s.what {
+	case killResizer:
+		busy := ""
+		if s.busy && r.waitBusy(ctx) {
+			busy = ", with a call in the driver"
+		}
+		var killed framework.Lifetime
+		// Between its exit after a driver loss and its restart, no resizer
+		// runs: wait for the next one.
+		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+			var ok bool
+			killed, ok = r.resizer.Kill()
+			return ok, nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("no resizer to kill: %w", err)
+		}
+		return fmt.Sprintf("pid %d after %s%s", killed.Pid, killed.End.Sub(killed.Start).Round(time.Millisecond), busy), nil
+	case killDriver:
+		r.driver.Kill()
+		runs := r.driver.Lifetimes()
+		down := time.Duration(r.rnd.Int64N(int64(r.sched.driverMaxDown)))
+		timer := time.NewTimer(down)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return "", ctx.Err()
+		case <-timer.C:
+		}
+		if err := r.driver.Start(ctx); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("pid %d, down for %s", runs[len(runs)-1].Pid, down.Round(time.Millisecond)), nil
+	case restartAPIServer:
+		begin := time.Now()
+		graceful, err := r.e.cluster.BounceAPIServer(ctx, r.e.tools, apiServerGrace)
+		if err != nil {
+			return "", err
+		}
+		how := "exited within"
+		if !graceful {
+			how = "killed after"
+		}
+		return fmt.Sprintf("SIGTERM, %s %s, ready again after %s", how, apiServerGrace, time.Since(begin).Round(time.Millisecond)), nil
+	case growClaims:
+		picked := r.pick()
+		if err := r.claims.grow(ctx, r.e.cluster.Admin, picked); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d claims +1Gi", len(picked)), nil
+	}
+	return "", fmt.Errorf("unknown action %q", s.what)
+}
+
+// waitBusy waits up to 10s for the running resizer to have a call in the
+// driver, and reports whether it had.
+func (r *chaosRun) waitBusy(ctx context.Context) bool {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		_, run := r.resizer.Current()
+		calls, err := r.driver.Calls()
+		if err != nil {
+			return false, nil
+		}
+		for _, c := range calls {
+			if c.Pid == run.Pid && !c.Ended() {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	return err == nil
+}
+
+// pick chooses the claims of a wave: all of them in the first wave, then
+// about half, at random.
+func (r *chaosRun) pick() []claim {
+	if r.claims.growths() == 0 {
+		return r.claims.list
+	}
+	var picked []claim
+	for _, c := range r.claims.list {
+		if r.rnd.IntN(2) == 0 {
+			picked = append(picked, c)
+		}
+	}
+	return picked
+}

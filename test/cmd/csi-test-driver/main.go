@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command csi-test-driver serves the test driver of test/csidriver as a
+// process, for the chaos tests: its volumes survive restarts (--state-file),
+// every ControllerExpandVolume call is logged with the caller's pid
+// (--call-log), and a seeded share of calls fails or hangs.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
+)
+
+// options are the command's flags.
+type options struct {
+	endpoint, stateFile, callLog, faultsUntil string
+	latency                                   time.Duration
+	config                                    csidriver.Config
+	faults                                    csidriver.RandomFaults
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.endpoint, "endpoint", "", "Path of the unix socket to serve on.")
+	flag.StringVar(&o.config.DriverName, "driver-name", "csi-test.example.com", "Driver name answered by GetPluginInfo.")
+	flag.StringVar(&o.config.StateFile, "state-file", "", "File that keeps the volume sizes across restarts.")
+	flag.StringVar(&o.callLog, "call-log", "", "File to append one JSON line to when a ControllerExpandVolume call starts and when it ends.")
+	flag.BoolVar(&o.config.NodeExpansionRequired, "node-expansion-required", false, "Answer node_expansion_required=true.")
+	flag.Float64Var(&o.faults.FailRate, "fail-rate", 0, "Share of ControllerExpandVolume calls answered with Unavailable, DeadlineExceeded or Internal.")
+	flag.Float64Var(&o.faults.HangRate, "hang-rate", 0, "Share of ControllerExpandVolume calls that hang for --hang-for, whatever the caller does, and then grow the volume.")
+	flag.DurationVar(&o.faults.HangFor, "hang-for", 30*time.Second, "How long a hanging call hangs; make it longer than the resizer's --timeout.")
+	flag.Uint64Var(&o.faults.Seed, "seed", 1, "Seed of the injected faults.")
+	flag.StringVar(&o.faultsUntil, "faults-until", "", "RFC 3339 time after which no fault is injected.")
+	flag.DurationVar(&o.latency, "latency", 0, "Delay of every ControllerExpandVolume call; it ends early when the caller gives up.")
+	klog.InitFlags(nil)
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "csi-test-driver:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until SIGTERM or SIGINT.
+func run(o options) error {
+	if o.endpoint == "" {
+		return errors.New("--endpoint is required")
+	}
+	if o.faultsUntil != "" {
+		until, err := time.Parse(time.RFC3339Nano, o.faultsUntil)
+		if err != nil {
+			return fmt.Errorf("--faults-until: %w", err)
+		}
+		o.faults.Until = until
+	}
+	cfg := o.config
+	cfg.ControllerExpand, cfg.NodeExpand, cfg.Online = true, true, true
+	if o.callLog != "" {
+		log, err := csidriver.OpenCallLog(o.callLog)
+		if err != nil {
+			return err
+		}
+		defer log.Close()
+		cfg.OnExpandCall = log.Record
+	}
+	d, err := csidriver.Serve(o.endpoint, cfg)
+	if err != nil {
+		return err
+	}
+	defer d.Stop()
+	if o.faults.FailRate > 0 || o.faults.HangRate > 0 {
+		d.SetExpandHook(o.faults.Hook())
+	}
+	d.SetExpandDelay(o.latency)
+	klog.InfoS("CSI test driver serving", "endpoint", o.endpoint, "driver", cfg.DriverName, "pid", os.Getpid(),
+		"failRate", o.faults.FailRate, "hangRate", o.faults.HangRate, "hangFor", o.faults.HangFor,
+		"seed", o.faults.Seed, "faultsUntil", o.faults.Until)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	<-ctx.Done()
+	return nil
+}

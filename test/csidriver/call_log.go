@@ -1,0 +1,137 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package csidriver
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+// LoggedCall is one line of a call log: a ControllerExpandVolume call as a
+// driver process saw it, without its secrets. A call is logged when it
+// arrives and again when it ends; the later line replaces the earlier one.
+type LoggedCall struct {
+	// Driver is the pid of the driver process that served the call; with Seq
+	// it names the call across restarts of the driver.
+	Driver int `json:"driver"`
+	// Seq numbers the calls of one driver process from 1.
+	Seq int `json:"seq"`
+	// Pid is the caller's pid (from the socket's peer credentials).
+	Pid           int       `json:"pid"`
+	VolumeID      string    `json:"volumeID"`
+	RequiredBytes int64     `json:"requiredBytes"`
+	Start         time.Time `json:"start"`
+	// End is zero while the call runs, and stays zero when the driver died
+	// before the call ended.
+	End        time.Time `json:"end,omitzero"`
+	Deadline   time.Time `json:"deadline,omitzero"`
+	CallerGone time.Time `json:"callerGone,omitzero"`
+	// Code is the gRPC code name of the answer; empty while the call runs.
+	Code                  string `json:"code,omitempty"`
+	CapacityBytes         int64  `json:"capacityBytes,omitempty"`
+	NodeExpansionRequired bool   `json:"nodeExpansionRequired,omitempty"`
+}
+
+// Ended reports whether the driver answered the call.
+func (c LoggedCall) Ended() bool { return !c.End.IsZero() }
+
+// CallLog appends the calls of one driver process to a JSON-lines file that
+// outlives the process. Use its Record method as Config.OnExpandCall.
+type CallLog struct {
+	driver int
+	mu     sync.Mutex
+	f      *os.File
+}
+
+// OpenCallLog opens (or creates) the call log at path for appending.
+func OpenCallLog(path string) (*CallLog, error) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open call log: %w", err)
+	}
+	return &CallLog{driver: os.Getpid(), f: f}, nil
+}
+
+// Record appends call as one line. Each line is one write to a file opened
+// for appending, so a killed driver leaves whole lines only.
+func (l *CallLog) Record(call ExpandCall) {
+	c := LoggedCall{
+		Driver: l.driver, Seq: call.Seq, Pid: call.Pid,
+		VolumeID: call.VolumeID, RequiredBytes: call.RequiredBytes,
+		Start: call.Start, End: call.End, Deadline: call.Deadline, CallerGone: call.CallerGone,
+		CapacityBytes: call.CapacityBytes, NodeExpansionRequired: call.NodeExpansionRequired,
+	}
+	if !call.End.IsZero() {
+		c.Code = call.Code.String()
+	}
+	line, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = l.f.Write(append(line, '\n'))
+}
+
+// Close closes the file.
+func (l *CallLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.f.Close()
+}
+
+// ReadCallLog reads a call log: one entry per call, the last line logged
+// for it, in order of arrival. A missing file holds no calls.
+func ReadCallLog(path string) ([]LoggedCall, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read call log: %w", err)
+	}
+	defer f.Close()
+	type key struct{ driver, seq int }
+	index := map[key]int{}
+	var calls []LoggedCall
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		var c LoggedCall
+		if err := json.Unmarshal(s.Bytes(), &c); err != nil {
+			return nil, fmt.Errorf("read call log %s: %w", path, err)
+		}
+		k := key{c.Driver, c.Seq}
+		if i, ok := index[k]; ok {
+			calls[i] = c
+			continue
+		}
+		index[k] = len(calls)
+		calls = append(calls, c)
+	}
+	if err := s.Err(); err != nil {
+		return nil, fmt.Errorf("read call log %s: %w", path, err)
+	}
+	slices.SortStableFunc(calls, func(a, b LoggedCall) int { return a.Start.Compare(b.Start) })
+	return calls, nil
+}

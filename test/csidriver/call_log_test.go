@@ -1,0 +1,83 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package csidriver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+)
+
+func TestCallLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "calls.jsonl")
+	log, err := OpenCallLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, c := dial(t, Config{OnExpandCall: log.Record})
+	ctx := testContext(t)
+	req := expandRequest("vol-1", 10)
+	req.Secrets = map[string]string{"password": "s3cr3t"}
+	if _, err := c.controller.ControllerExpandVolume(ctx, req); err != nil {
+		t.Fatalf("ControllerExpandVolume: %v", err)
+	}
+	d.FailExpand(codes.Internal, 1)
+	_, _ = c.controller.ControllerExpandVolume(ctx, expandRequest("vol-2", 20))
+	release := d.HoldExpand()
+	defer release()
+	go func() { _, _ = c.controller.ControllerExpandVolume(ctx, expandRequest("vol-3", 30)) }()
+	waitFor(t, "the held call", func() bool { return d.InFlight("vol-3") == 1 })
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	calls, err := ReadCallLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 3 {
+		t.Fatalf("got %d calls, want 3: %+v", len(calls), calls)
+	}
+	for i, want := range []struct {
+		volume string
+		code   string
+		ended  bool
+	}{{"vol-1", "OK", true}, {"vol-2", "Internal", true}, {"vol-3", "", false}} {
+		got := calls[i]
+		if got.VolumeID != want.volume || got.Code != want.code || got.Ended() != want.ended ||
+			got.Seq != i+1 || got.Pid != os.Getpid() || got.Driver != os.Getpid() {
+			t.Errorf("call %d = %+v, want volume %s code %q ended %v", i, got, want.volume, want.code, want.ended)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "s3cr3t") {
+		t.Error("the call log holds a secret")
+	}
+}
+
+func TestReadCallLogMissingFile(t *testing.T) {
+	calls, err := ReadCallLog(filepath.Join(t.TempDir(), "none.jsonl"))
+	if err != nil || calls != nil {
+		t.Errorf("ReadCallLog of a missing file = %v, %v; want nothing", calls, err)
+	}
+}

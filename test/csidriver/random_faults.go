@@ -1,0 +1,85 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package csidriver
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// RandomFaults make a share of ControllerExpandVolume calls misbehave, drawn
+// from a seeded source: the same seed gives the same sequence of faults for
+// the same sequence of calls.
+type RandomFaults struct {
+	// Seed seeds the draws.
+	Seed uint64
+	// FailRate is the share of calls answered at once with one of Codes,
+	// which leaves the volume as it was.
+	FailRate float64
+	// Codes are the errors of failed calls, drawn evenly; empty means
+	// Unavailable, DeadlineExceeded and Internal.
+	Codes []codes.Code
+	// HangRate is the share of calls that hang for HangFor before they go on
+	// as usual. A hang does not end when the caller gives up: like a backend
+	// operation already under way, it finishes and grows the volume, and the
+	// answer goes to nobody (unless a delay of SetExpandDelay follows, which
+	// does honour the caller).
+	HangRate float64
+	HangFor  time.Duration
+	// Until ends the faults: calls that arrive later are served normally.
+	// Zero means never.
+	Until time.Time
+}
+
+// DefaultFaultCodes are the codes of RandomFaults.Codes when it is empty: a
+// driver that is down, one that timed out on its own, and a plain failure.
+var DefaultFaultCodes = []codes.Code{codes.Unavailable, codes.DeadlineExceeded, codes.Internal}
+
+// Hook returns the faults as an ExpandHook for SetExpandHook.
+func (f RandomFaults) Hook() ExpandHook {
+	if len(f.Codes) == 0 {
+		f.Codes = DefaultFaultCodes
+	}
+	var mu sync.Mutex
+	rnd := rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15))
+	draw := func() (p float64, code codes.Code) {
+		mu.Lock()
+		defer mu.Unlock()
+		return rnd.Float64(), f.Codes[rnd.IntN(len(f.Codes))]
+	}
+	return func(_ context.Context, req *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, bool, error) {
+		if !f.Until.IsZero() && time.Now().After(f.Until) {
+			return nil, false, nil
+		}
+		p, code := draw()
+		switch {
+		case p < f.FailRate:
+			return nil, true, status.Errorf(code, "injected random fault %s for volume %q", code, req.GetVolumeId())
+		case p < f.FailRate+f.HangRate:
+			// Deliberately deaf to the caller's context: see HangRate.
+			hang := time.NewTimer(f.HangFor)
+			<-hang.C
+		}
+		return nil, false, nil
+	}
+}

@@ -1,0 +1,97 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package csidriver
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// outcomes runs n calls through the faults and returns their codes.
+func outcomes(t *testing.T, f RandomFaults, n int) []codes.Code {
+	t.Helper()
+	hook := f.Hook()
+	var got []codes.Code
+	for range n {
+		_, handled, err := hook(testContext(t), expandRequest("vol-1", 10))
+		if !handled && err != nil {
+			t.Fatalf("unhandled call with error %v", err)
+		}
+		got = append(got, status.Code(err))
+	}
+	return got
+}
+
+func TestRandomFaults(t *testing.T) {
+	tests := []struct {
+		name         string
+		faults       RandomFaults
+		wantFailures [2]int // inclusive bounds over 1000 calls
+	}{
+		{name: "no faults", faults: RandomFaults{Seed: 1}, wantFailures: [2]int{0, 0}},
+		{name: "every call", faults: RandomFaults{Seed: 1, FailRate: 1}, wantFailures: [2]int{1000, 1000}},
+		{name: "a fifth", faults: RandomFaults{Seed: 1, FailRate: 0.2}, wantFailures: [2]int{150, 250}},
+		{name: "over", faults: RandomFaults{Seed: 1, FailRate: 1, Until: time.Now().Add(-time.Second)}, wantFailures: [2]int{0, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := outcomes(t, tc.faults, 1000)
+			failures := 0
+			for _, c := range got {
+				if c != codes.OK {
+					failures++
+					if !slices.Contains(DefaultFaultCodes, c) {
+						t.Errorf("unexpected code %s", c)
+					}
+				}
+			}
+			if failures < tc.wantFailures[0] || failures > tc.wantFailures[1] {
+				t.Errorf("%d failures in 1000 calls, want %d..%d", failures, tc.wantFailures[0], tc.wantFailures[1])
+			}
+		})
+	}
+}
+
+func TestRandomFaultsRepeatWithTheSeed(t *testing.T) {
+	f := RandomFaults{Seed: 42, FailRate: 0.5}
+	if a, b := outcomes(t, f, 100), outcomes(t, f, 100); !slices.Equal(a, b) {
+		t.Errorf("same seed, different faults:\n%v\n%v", a, b)
+	}
+}
+
+func TestRandomHangOutlivesTheCaller(t *testing.T) {
+	d, c := dial(t, Config{})
+	d.SetExpandHook(RandomFaults{Seed: 1, HangRate: 1, HangFor: 300 * time.Millisecond}.Hook())
+	ctx, cancel := context.WithTimeout(testContext(t), 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.controller.ControllerExpandVolume(ctx, expandRequest("vol-1", 10)); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("ControllerExpandVolume of a hanging driver = %v, want DeadlineExceeded", err)
+	}
+	waitFor(t, "the hang to end", func() bool { return d.InFlight("vol-1") == 0 })
+	call := d.Calls()[0]
+	if call.Code != codes.OK || call.CallerGone.IsZero() || call.End.Sub(call.Start) < 300*time.Millisecond {
+		t.Errorf("hung call = %+v, want OK after the hang, with the caller gone", call)
+	}
+	if size, _ := d.VolumeSize("vol-1"); size != 10 {
+		t.Errorf("size after the hang = %d, want 10: the backend finished", size)
+	}
+}

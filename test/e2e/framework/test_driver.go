@@ -1,0 +1,166 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
+)
+
+// TestDriverBinary is the csi-test-driver binary (test/cmd/csi-test-driver),
+// named by E2E_TEST_DRIVER; `make test-chaos` builds it.
+func TestDriverBinary() (string, error) {
+	bin := os.Getenv("E2E_TEST_DRIVER")
+	if bin == "" {
+		return "", errors.New("E2E_TEST_DRIVER must name the csi-test-driver binary; run `make test-chaos`")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("missing binary: %w", err)
+	}
+	return bin, nil
+}
+
+// TestDriverOptions are the csi-test-driver switches.
+type TestDriverOptions struct {
+	Name string
+	// NodeExpansionRequired: the driver answers node_expansion_required.
+	NodeExpansionRequired bool
+	// FailRate and HangRate are the shares of ControllerExpandVolume calls
+	// that fail at once or hang for HangFor; Seed seeds them (each start of
+	// the driver adds its number, so a restart does not replay the same
+	// faults); no fault is injected after FaultsUntil, when set.
+	FailRate, HangRate float64
+	HangFor            time.Duration
+	Seed               uint64
+	FaultsUntil        time.Time
+	// Latency delays every call; it honours the caller's deadline.
+	Latency time.Duration
+}
+
+// TestDriver is a csi-test-driver process on a unix socket whose volumes
+// survive restarts, with a call log of every ControllerExpandVolume.
+type TestDriver struct {
+	TestDriverOptions
+	Socket, StateFile, CallLog string
+	bin, dir                   string
+
+	mu   sync.Mutex
+	proc *Process
+	runs []Lifetime
+}
+
+// StartTestDriver writes the backend's initial volumes (ID -> bytes) and
+// starts csi-test-driver in dir.
+func StartTestDriver(ctx context.Context, bin, dir string, o TestDriverOptions, volumes map[string]int64) (*TestDriver, error) {
+	d := &TestDriver{TestDriverOptions: o, bin: bin, dir: dir,
+		Socket:    filepath.Join(dir, "csi.sock"),
+		StateFile: filepath.Join(dir, "driver-state.json"),
+		CallLog:   filepath.Join(dir, "driver-calls.jsonl"),
+	}
+	if err := csidriver.WriteState(d.StateFile, volumes); err != nil {
+		return nil, err
+	}
+	return d, d.Start(ctx)
+}
+
+// Start starts the driver (again) and waits for its socket.
+func (d *TestDriver) Start(ctx context.Context) error {
+	d.mu.Lock()
+	n := len(d.runs) + 1
+	args := []string{"--endpoint=" + d.Socket, "--driver-name=" + d.Name,
+		"--state-file=" + d.StateFile, "--call-log=" + d.CallLog,
+		"--fail-rate=" + strconv.FormatFloat(d.FailRate, 'f', -1, 64),
+		"--hang-rate=" + strconv.FormatFloat(d.HangRate, 'f', -1, 64),
+		"--hang-for=" + d.HangFor.String(), "--latency=" + d.Latency.String(),
+		"--seed=" + strconv.FormatUint(d.Seed+uint64(n), 10), "--v=2"}
+	if !d.FaultsUntil.IsZero() {
+		args = append(args, "--faults-until="+d.FaultsUntil.Format(time.RFC3339Nano))
+	}
+	if d.NodeExpansionRequired {
+		args = append(args, "--node-expansion-required")
+	}
+	// A killed driver leaves its socket behind: remove it, so that the
+	// socket's appearance means the new process listens.
+	_ = os.Remove(d.Socket)
+	run := Lifetime{Name: fmt.Sprintf("csi-test-driver-%d", n), Start: time.Now()}
+	p, err := StartProcess(run.Name, filepath.Join(d.dir, "csi-test-driver.log"), d.bin, args...)
+	if err != nil {
+		d.mu.Unlock()
+		return err
+	}
+	run.Pid, run.Log = p.Pid(), p.Log
+	d.proc = p
+	d.runs = append(d.runs, run)
+	d.mu.Unlock()
+	return wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		if p.Exited() {
+			return false, fmt.Errorf("csi-test-driver exited; see %s", p.Log)
+		}
+		_, err := os.Stat(d.Socket)
+		return err == nil, nil
+	})
+}
+
+// Kill sends SIGKILL to the driver and waits for its end.
+func (d *TestDriver) Kill() { d.end(EndedKilled, func(p *Process) { p.Kill() }) }
+
+// Stop sends SIGTERM to the driver and waits for its end.
+func (d *TestDriver) Stop() {
+	d.end(EndedTerminated, func(p *Process) { _ = p.Stop(10 * time.Second) })
+}
+
+func (d *TestDriver) end(how string, stop func(*Process)) {
+	d.mu.Lock()
+	p, i := d.proc, len(d.runs)-1
+	d.proc = nil
+	d.mu.Unlock()
+	if p == nil {
+		return
+	}
+	stop(p)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.runs[i].End, d.runs[i].Ended = time.Now(), how
+}
+
+// Lifetimes returns every run of the driver so far.
+func (d *TestDriver) Lifetimes() []Lifetime {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.runs)
+}
+
+// Calls returns the ControllerExpandVolume calls of every run so far.
+func (d *TestDriver) Calls() ([]csidriver.LoggedCall, error) {
+	return csidriver.ReadCallLog(d.CallLog)
+}
+
+// Volumes returns the backend's volume sizes.
+func (d *TestDriver) Volumes() (map[string]int64, error) {
+	return csidriver.ReadState(d.StateFile)
+}
