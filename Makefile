@@ -59,7 +59,7 @@ test-e2e: build
 # `make test-chaos` runs the resizer binary through faults (processes killed
 # at random, a failing and restarting CSI driver, an API server restart) on
 # the e2e harness, with the test driver of test/csidriver as a process; it
-# prints its figures and takes about 10 minutes. CHAOS_CLAIMS, CHAOS_WINDOW
+# prints its figures and takes about 4 minutes. CHAOS_CLAIMS, CHAOS_WINDOW
 # and CHAOS_SEED shorten or replay a run.
 test-chaos: build
 	tools="$$(hack/build-tools.sh)"; \

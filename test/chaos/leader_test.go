@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -64,6 +65,24 @@ func (rs replicas) of(pid int) *framework.Supervisor {
 	return nil
 }
 
+// election is the leader election test's cast.
+type election struct {
+	e         *env
+	rs        replicas
+	driver    *framework.TestDriver
+	claims    *claims
+	leaseName string
+}
+
+// takeover is one leader ended by the test and the term that followed.
+type takeover struct {
+	old   leadership
+	ended framework.Lifetime
+	sent  time.Time  // when the signal was sent
+	lease leaseState // right after the old leader ended
+	next  leadership
+}
+
 // TestLeaderElection runs three replicas with --leader-election, kills the
 // leader with SIGKILL and then stops the next one with SIGTERM, each while
 // it has calls in the driver, and measures how fast another replica takes
@@ -73,11 +92,11 @@ func TestLeaderElection(t *testing.T) {
 	began := time.Now()
 	n := envInt(t, "CHAOS_LEADER_CLAIMS", 60)
 	e := newEnv(t)
-	ctx, admin := e.ctx, e.cluster.Admin
 	const driverName = "leader.csi.example.com"
-	claims, err := createClaims(ctx, admin, "leader", driverName, n)
+	claims, err := createClaims(e.ctx, e.cluster.Admin, "leader", driverName, n)
 	must(t, err)
-	driver := e.startDriver(framework.TestDriverOptions{Name: driverName, Latency: 500 * time.Millisecond, FailRate: 0.1, Seed: 7}, claims.list)
+	el := &election{e: e, claims: claims, leaseName: "external-resizer-" + strings.ReplaceAll(driverName, ".", "-")}
+	el.driver = e.startDriver(framework.TestDriverOptions{Name: driverName, Latency: 500 * time.Millisecond, FailRate: 0.1, Seed: 7}, claims.list)
 	args := []string{
 		"--leader-election", "--leader-election-namespace=" + resizerNamespace,
 		"--leader-election-lease-duration=" + leaseDuration.String(),
@@ -86,104 +105,126 @@ func TestLeaderElection(t *testing.T) {
 		"--timeout=" + leaderTimeout.String(), "--retry-interval-start=200ms", "--retry-interval-max=5s",
 		"--kube-api-qps=50", "--kube-api-burst=100", "--v=4",
 	}
-	rs := replicas{}
 	for _, name := range []string{"replica-a", "replica-b", "replica-c"} {
-		rs = append(rs, e.superviseResizer(name, driver, args...))
+		el.rs = append(el.rs, e.superviseResizer(name, el.driver, args...))
 	}
-	first := waitLeader(t, ctx, rs, time.Time{}, 0)
+	first := waitLeader(t, e.ctx, el.rs, time.Time{}, 0)
 
-	// SIGKILL the leader while it has calls in the driver.
-	must(t, claims.grow(ctx, admin, claims.list))
-	waitInFlight(t, ctx, driver, first.run.Pid)
-	// The replica stays down until another takes over: a replica that has
-	// just started tries to acquire the Lease at once, and would win.
-	sup := rs.of(first.run.Pid)
+	killed := el.end(t, first, framework.EndedKilled)
+	if killed.lease.holder != first.identity {
+		t.Errorf("right after the SIGKILL the Lease is held by %q, want the killed leader %s", killed.lease.holder, first.identity)
+	}
+	terminated := el.end(t, killed.next, framework.EndedTerminated)
+	if terminated.lease.holder == killed.next.identity {
+		t.Errorf("after SIGTERM the Lease is still held by the old leader %s", terminated.lease.holder)
+	}
+	el.report(began, el.check(t), killed, terminated).print(t, e.dir)
+}
+
+// end grows every claim, ends the leader with SIGKILL or SIGTERM once it
+// has a call in the driver, waits for another replica to take over and
+// for the claims to finish. The ended replica stays down until another
+// takes over: a replica that has just started tries for the Lease at
+// once, and would win.
+func (el *election) end(t *testing.T, leader leadership, how string) takeover {
+	t.Helper()
+	ctx, admin := el.e.ctx, el.e.cluster.Admin
+	must(t, el.claims.grow(ctx, admin, el.claims.list))
+	waitInFlight(t, ctx, el.driver, leader.run.Pid)
+	sup := el.rs.of(leader.run.Pid)
+	if sup == nil {
+		t.Fatalf("leader pid %d is not running", leader.run.Pid)
+	}
 	sup.Hold()
-	killed, ok := sup.Kill()
+	to := takeover{old: leader, sent: time.Now()}
+	var ok bool
+	if how == framework.EndedKilled {
+		to.ended, ok = sup.Kill()
+	} else {
+		to.ended, ok = sup.Terminate(time.Minute)
+	}
 	if !ok {
-		t.Fatalf("leader pid %d was not running", first.run.Pid)
+		t.Fatalf("leader pid %d was not running", leader.run.Pid)
 	}
-	// The killed leader's last renewal says when the Lease expires.
-	leaseName := "external-resizer-" + strings.ReplaceAll(driverName, ".", "-")
-	held := getLease(t, ctx, admin, leaseName)
-	if held.holder != first.identity {
-		t.Errorf("right after the SIGKILL the Lease is held by %q, want the killed leader %s", held.holder, first.identity)
-	}
-	second := waitLeader(t, ctx, rs, killed.End, killed.Pid)
+	to.lease = getLease(t, ctx, admin, el.leaseName)
+	to.next = waitLeader(t, ctx, el.rs, to.sent, to.ended.Pid)
 	must(t, sup.Release())
-	_, problems := claims.waitFinished(ctx, admin, 3*time.Minute)
+	_, problems := el.claims.waitFinished(ctx, admin, 3*time.Minute)
 	for _, p := range problems {
-		t.Errorf("after the SIGKILL, claim not finished: %s", p)
+		t.Errorf("after the %s, claim not finished: %s", how, p)
 	}
+	return to
+}
 
-	// SIGTERM the next leader while it has calls in the driver: it drains
-	// them and releases the Lease.
-	must(t, claims.grow(ctx, admin, claims.list))
-	waitInFlight(t, ctx, driver, second.run.Pid)
-	sup = rs.of(second.run.Pid)
-	sup.Hold()
-	termSent := time.Now()
-	stopped, ok := sup.Terminate(time.Minute)
-	if !ok {
-		t.Fatalf("leader pid %d was not running", second.run.Pid)
-	}
-	released := getLease(t, ctx, admin, leaseName)
-	if released.holder == second.identity {
-		t.Errorf("after SIGTERM the Lease is still held by the old leader %s", released.holder)
-	}
-	third := waitLeader(t, ctx, rs, termSent, stopped.Pid)
-	must(t, sup.Release())
-	_, problems = claims.waitFinished(ctx, admin, 3*time.Minute)
-	for _, p := range problems {
-		t.Errorf("after the SIGTERM, claim not finished: %s", p)
-	}
+// electionCalls is what the call log says about the replicas.
+type electionCalls struct {
+	terms     []leadership
+	calls     []span
+	nonLeader int
+	overlaps  map[overlapKind]int
+}
 
-	// Only the leader called, and never two replicas at once.
-	terms, err := leaderships(rs.runs())
+// check fails t when a replica called the driver outside its term, or two
+// callers waited on one volume at once.
+func (el *election) check(t *testing.T) electionCalls {
+	t.Helper()
+	var c electionCalls
+	runs := el.rs.runs()
+	var err error
+	c.terms, err = leaderships(runs)
 	must(t, err)
-	calls, err := driver.Calls()
+	calls, err := el.driver.Calls()
 	must(t, err)
-	saveRuns(t, e.dir, map[string][]framework.Lifetime{"resizer": rs.runs(), "driver": driver.Lifetimes()})
-	known, strangers := spans(calls, rs.runs(), driver.Lifetimes(), leaderTimeout, time.Now())
-	for _, c := range strangers {
-		t.Errorf("call from a process that is no known resizer run: %s", describeCall(c))
+	saveRuns(t, el.e.dir, map[string][]framework.Lifetime{"resizer": runs, "driver": el.driver.Lifetimes()})
+	var strangers []csidriver.LoggedCall
+	c.calls, strangers = spans(calls, runs, el.driver.Lifetimes(), leaderTimeout, time.Now())
+	for _, s := range strangers {
+		t.Errorf("call from a process that is no known resizer run: %s", describeCall(s))
 	}
-	for _, b := range callsOutsideTerms(known, terms) {
+	outside := callsOutsideTerms(c.calls, c.terms)
+	c.nonLeader = len(outside)
+	for _, b := range outside {
 		t.Errorf("call by a replica that did not lead: %s", b)
 	}
-	byKind := map[overlapKind]int{}
-	for _, o := range overlaps(known) {
-		byKind[o.kind]++
+	c.overlaps = map[overlapKind]int{}
+	for _, o := range overlaps(c.calls) {
+		c.overlaps[o.kind]++
 		if o.kind == bothWaiting {
 			t.Errorf("overlapping ControllerExpandVolume calls: %s", o)
 		}
 	}
-	for _, log := range panics(rs.runs()) {
+	for _, log := range panics(runs) {
 		t.Errorf("a resizer panicked: see %s", log)
 	}
+	return c
+}
 
+// report lays out the figures of the test.
+func (el *election) report(began time.Time, c electionCalls, killed, terminated takeover) *report {
 	r := &report{title: "leader-election"}
-	r.add("3 replicas, lease duration %s, renew deadline %s, retry period %s; %d claims grown twice; driver latency 500ms, 10%% failures", leaseDuration, renewDeadline, retryPeriod, n)
+	r.add("3 replicas, lease duration %s, renew deadline %s, retry period %s; %d claims grown twice; driver latency 500ms, 10%% failures",
+		leaseDuration, renewDeadline, retryPeriod, len(el.claims.list))
 	r.add("terms (from the first leader):")
-	for _, l := range terms {
+	origin := killed.old.from
+	for _, l := range c.terms {
 		to := "still leading"
 		if !l.to.IsZero() {
-			to = since(first.from, l.to)
+			to = since(origin, l.to)
 		}
-		r.add("  pid %d %s  %s .. %s  (run ended: %s)", l.run.Pid, l.identity, since(first.from, l.from), to, orRunning(l.run.Ended))
+		r.add("  pid %d %s  %s .. %s  (run ended: %s)", l.run.Pid, l.identity, since(origin, l.from), to, orRunning(l.run.Ended))
 	}
-	expiry := held.renewed.Add(leaseDuration)
+	expiry := killed.lease.renewed.Add(leaseDuration)
 	r.add("SIGKILL of the leader: another took over %s after the SIGKILL (the Lease, last renewed %s before the SIGKILL, expired %s after it; takeover %s after the expiry)",
-		second.from.Sub(killed.End).Round(time.Millisecond), killed.End.Sub(held.renewed).Round(time.Millisecond),
-		expiry.Sub(killed.End).Round(time.Millisecond), second.from.Sub(expiry).Round(time.Millisecond))
+		killed.next.from.Sub(killed.sent).Round(time.Millisecond), killed.sent.Sub(killed.lease.renewed).Round(time.Millisecond),
+		expiry.Sub(killed.sent).Round(time.Millisecond), killed.next.from.Sub(expiry).Round(time.Millisecond))
 	r.add("SIGTERM of the leader: it exited %s after the SIGTERM, the Lease then held by %q (renewed %s after the SIGTERM); another took over %s after the SIGTERM",
-		stopped.End.Sub(termSent).Round(time.Millisecond), released.holder, released.renewed.Sub(termSent).Round(time.Millisecond),
-		third.from.Sub(termSent).Round(time.Millisecond))
-	r.add("ControllerExpandVolume calls: %d (%s); by a non-leader: %d", len(calls), codeCounts(known), len(callsOutsideTerms(known, terms)))
+		terminated.ended.End.Sub(terminated.sent).Round(time.Millisecond), terminated.lease.holder,
+		terminated.lease.renewed.Sub(terminated.sent).Round(time.Millisecond), terminated.next.from.Sub(terminated.sent).Round(time.Millisecond))
+	r.add("ControllerExpandVolume calls: %d (%s); by a non-leader: %d", len(c.calls), codeCounts(c.calls), c.nonLeader)
 	r.add("overlapping calls on one volume: %d with two callers waiting; apart: %d left running by a killed resizer, %d left running after the caller's deadline",
-		byKind[bothWaiting], byKind[leftByKilled], byKind[leftAfterDeadline])
+		c.overlaps[bothWaiting], c.overlaps[leftByKilled], c.overlaps[leftAfterDeadline])
 	r.add("test duration: %s", time.Since(began).Round(time.Second))
-	r.print(t, e.dir)
+	return r
 }
 
 // leaseState is who holds the Lease and when it was last renewed (or

@@ -38,7 +38,7 @@ type span struct {
 	// end is when the driver answered, or died, or (still running) now.
 	end time.Time
 	// callerEnd is when the caller stopped waiting: the answer, the caller's
-	// deadline or cancellation, or the caller's death, whichever came first.
+	// deadline or cancellation, or its death, whichever came first.
 	// It is before the call's start when the caller was gone by then.
 	callerEnd time.Time
 	// caller is the run of the resizer that made the call.
@@ -113,12 +113,14 @@ func spans(calls []csidriver.LoggedCall, resizers, drivers []framework.Lifetime,
 				s.end = d.End
 			}
 		}
+		// The caller waits until the answer, and no longer than its
+		// deadline, its leaving as the driver saw it, or its death. The
+		// driver may have died before it could log the leaving.
 		s.callerEnd = s.end
-		if !c.CallerGone.IsZero() && c.CallerGone.Before(s.callerEnd) {
-			s.callerEnd = c.CallerGone
-		}
-		if !caller.End.IsZero() && caller.End.Before(s.callerEnd) {
-			s.callerEnd = caller.End
+		for _, t := range []time.Time{c.Deadline, c.CallerGone, caller.End} {
+			if !t.IsZero() && t.Before(s.callerEnd) {
+				s.callerEnd = t
+			}
 		}
 		known = append(known, s)
 	}

@@ -67,6 +67,8 @@ func TestOverlapKinds(t *testing.T) {
 			call(11, "v", 6, 7, 0),
 		}, want: []overlapKind{leftByKilled}},
 		{name: "timed out and called again", calls: []csidriver.LoggedCall{call(11, "v", 6, 12, 8), call(11, "v", 9, 10, 0)}, want: []overlapKind{leftAfterDeadline}},
+		{name: "hang past the deadline, cut by the driver's death before it logged the caller's leaving",
+			calls: []csidriver.LoggedCall{call(11, "v", 46, 0, 0), call(11, "v", 48.5, 49, 0)}, want: []overlapKind{leftAfterDeadline}},
 		{name: "call cut by the driver's death", calls: []csidriver.LoggedCall{call(11, "v", 49, 0, 0), call(11, "v", 51, 52, 0)}},
 		{name: "unknown caller", calls: []csidriver.LoggedCall{call(99, "v", 6, 7, 0)}, wantStrangers: 1},
 	}

@@ -30,7 +30,8 @@ import (
 
 // LoggedCall is one line of a call log: a ControllerExpandVolume call as a
 // driver process saw it, without its secrets. A call is logged when it
-// arrives and again when it ends; the later line replaces the earlier one.
+// arrives, when its caller stops waiting before the end, and when it ends;
+// ReadCallLog merges the lines of a call.
 type LoggedCall struct {
 	// Driver is the pid of the driver process that served the call; with Seq
 	// it names the call across restarts of the driver.
@@ -123,7 +124,7 @@ func ReadCallLog(path string) ([]LoggedCall, error) {
 		}
 		k := key{c.Driver, c.Seq}
 		if i, ok := index[k]; ok {
-			calls[i] = c
+			calls[i] = merge(calls[i], c)
 			continue
 		}
 		index[k] = len(calls)
@@ -134,4 +135,21 @@ func ReadCallLog(path string) ([]LoggedCall, error) {
 	}
 	slices.SortStableFunc(calls, func(a, b LoggedCall) int { return a.Start.Compare(b.Start) })
 	return calls, nil
+}
+
+// merge adds what a later line says of a call to what was known. The lines
+// of one call may be written out of order: the caller's leaving and the end
+// are observed on different goroutines.
+func merge(known, line LoggedCall) LoggedCall {
+	if line.Ended() && !known.Ended() {
+		gone := known.CallerGone
+		known = line
+		if known.CallerGone.IsZero() {
+			known.CallerGone = gone
+		}
+	}
+	if known.CallerGone.IsZero() {
+		known.CallerGone = line.CallerGone
+	}
+	return known
 }

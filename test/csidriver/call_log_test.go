@@ -17,10 +17,12 @@ limitations under the License.
 package csidriver
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 )
@@ -79,5 +81,50 @@ func TestReadCallLogMissingFile(t *testing.T) {
 	calls, err := ReadCallLog(filepath.Join(t.TempDir(), "none.jsonl"))
 	if err != nil || calls != nil {
 		t.Errorf("ReadCallLog of a missing file = %v, %v; want nothing", calls, err)
+	}
+}
+
+func TestReadCallLogMergesLines(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	begin := LoggedCall{Driver: 1, Seq: 1, VolumeID: "vol-1", Start: t0}
+	gone := begin
+	gone.CallerGone = t0.Add(2 * time.Second)
+	ended := begin
+	ended.End, ended.Code = t0.Add(5*time.Second), "OK"
+	endedAfterGone := ended
+	endedAfterGone.CallerGone = gone.CallerGone
+	tests := []struct {
+		name  string
+		lines []LoggedCall
+		want  LoggedCall
+	}{
+		{name: "running", lines: []LoggedCall{begin}, want: begin},
+		{name: "answered", lines: []LoggedCall{begin, ended}, want: ended},
+		{name: "caller gone, never answered", lines: []LoggedCall{begin, gone}, want: gone},
+		{name: "caller gone, then answered", lines: []LoggedCall{begin, gone, endedAfterGone}, want: endedAfterGone},
+		{name: "end written before the caller's leaving", lines: []LoggedCall{begin, ended, gone}, want: endedAfterGone},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var data []byte
+			for _, l := range tc.lines {
+				line, err := json.Marshal(l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data = append(append(data, line...), '\n')
+			}
+			path := filepath.Join(t.TempDir(), "calls.jsonl")
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			calls, err := ReadCallLog(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(calls) != 1 || !calls[0].End.Equal(tc.want.End) || !calls[0].CallerGone.Equal(tc.want.CallerGone) || calls[0].Code != tc.want.Code {
+				t.Errorf("ReadCallLog = %+v, want %+v", calls, tc.want)
+			}
+		})
 	}
 }

@@ -86,10 +86,17 @@ func (d *Driver) beginCall(ctx context.Context, req *csi.ControllerExpandVolumeR
 // callerGone records that the caller of the call at index i stopped waiting.
 func (d *Driver) callerGone(i int) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if call := &d.calls[i]; call.End.IsZero() && call.CallerGone.IsZero() {
-		call.CallerGone = time.Now()
+	call := &d.calls[i]
+	if !call.End.IsZero() || !call.CallerGone.IsZero() {
+		d.mu.Unlock()
+		return
 	}
+	call.CallerGone = time.Now()
+	gone := *call
+	d.mu.Unlock()
+	// Observed now, not only with the end: the call may never end (a
+	// driver killed while it hangs).
+	d.observe(gone)
 }
 
 // endCall records the outcome of the call at index i.

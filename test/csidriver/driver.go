@@ -73,8 +73,10 @@ type Config struct {
 	// a size is written to it before the call that made it answers.
 	StateFile string
 	// OnExpandCall, when set, is called with a copy of each
-	// ControllerExpandVolume call when it arrives (End zero) and when it ends,
-	// for instance to write a call log that outlives the driver.
+	// ControllerExpandVolume call when it arrives (End zero), when its caller
+	// stops waiting before the end (CallerGone set), and when it ends, for
+	// instance to write a call log that outlives the driver. Calls for one
+	// ControllerExpandVolume may come from different goroutines.
 	OnExpandCall func(ExpandCall)
 }
 
