@@ -24,12 +24,9 @@ import (
 // BounceAPIServer restarts kube-apiserver on the same port and storage as
 // kubelet restarts a static pod: SIGTERM, up to grace for the graceful
 // shutdown, SIGKILL if it is not over by then, and start again. It reports
-// whether the old server exited within grace.
-//
-// RestartAPIServer waits a minute for the graceful shutdown and fails when
-// it takes longer, which it does whenever a client holds a watch open: the
-// server then stops taking requests at once, but its HTTP server waits
-// --request-timeout (1m) for the watch connections to close.
+// whether the old server exited within grace. A graceful shutdown takes
+// --request-timeout (1m) whenever a client holds a watch open, so a short
+// grace ends in SIGKILL, as a node's restart would.
 func (c *Cluster) BounceAPIServer(ctx context.Context, tools Tools, grace time.Duration) (bool, error) {
 	graceful := c.apiserver.Stop(grace) == nil
 	args := c.apiserver.cmd.Args[1:]

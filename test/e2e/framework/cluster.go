@@ -188,21 +188,6 @@ func (c *Cluster) WriteKubeconfig(name string, id Identity) (string, error) {
 	return path, WriteKubeconfig(path, c.Host, id)
 }
 
-// RestartAPIServer stops kube-apiserver and starts it again on the same
-// port and storage, as a control-plane upgrade does.
-func (c *Cluster) RestartAPIServer(ctx context.Context, tools Tools) error {
-	if err := c.apiserver.Stop(time.Minute); err != nil {
-		return err
-	}
-	args := c.apiserver.cmd.Args[1:]
-	p, err := StartProcess("kube-apiserver", c.apiserver.Log, tools.APIServer, args...)
-	if err != nil {
-		return err
-	}
-	c.apiserver = p
-	return c.waitReady(ctx)
-}
-
 // Stop stops kube-apiserver first, then etcd: the other order makes the
 // server hang on shutdown.
 func (c *Cluster) Stop() {
