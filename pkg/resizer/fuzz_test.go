@@ -18,14 +18,13 @@ package resizer
 
 import (
 	"math"
-	"math/big"
-	"regexp"
 	"testing"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/csi-resizer/csi-resizer/internal/quantitytest"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
 
@@ -48,7 +47,7 @@ func FuzzBytesOf(f *testing.F) {
 	}
 	maxInt64 := *resource.NewQuantity(math.MaxInt64, resource.BinarySI)
 	f.Fuzz(func(t *testing.T, s string) {
-		if parseMayHang(s) {
+		if quantitytest.ParseMayHang(s) {
 			t.Skip()
 		}
 		q, err := resource.ParseQuantity(s)
@@ -83,34 +82,4 @@ func FuzzBytesOf(f *testing.F) {
 			}
 		}
 	})
-}
-
-// decimalExponent splits a quantity with an exponent suffix ("1e-5", "2E9")
-// into its number and its exponent.
-var decimalExponent = regexp.MustCompile(`^(.*)[eE]([+-]?[0-9]+)$`)
-
-// smallInteger is a number that resource.ParseQuantity takes on its int64
-// fast path.
-var smallInteger = regexp.MustCompile(`^[+-]?[0-9]{1,18}$`)
-
-// parseMayHang is true for quantities that make resource.ParseQuantity
-// itself run for minutes: an exponent beyond int32 (truncated, often to a
-// huge negative scale), below -10^5, or beyond +-10^4 on a number off the
-// int64 fast path (rounded through a number of that many digits). They are apimachinery's to
-// fix (kubernetes/kubernetes#141203, #141306). Huge exponents on small
-// integers ("1e2000000000") parse at once and are kept: it is comparing
-// them that must not hang.
-func parseMayHang(s string) bool {
-	m := decimalExponent.FindStringSubmatch(s)
-	if m == nil {
-		return false
-	}
-	exp, ok := new(big.Int).SetString(m[2], 10)
-	switch {
-	case !ok || exp.Cmp(big.NewInt(math.MaxInt32)) > 0 || exp.Cmp(big.NewInt(-100000)) < 0:
-		return true
-	case exp.CmpAbs(big.NewInt(10000)) > 0:
-		return !smallInteger.MatchString(m[1])
-	}
-	return false
 }
