@@ -36,7 +36,15 @@ func Fetch(ctx context.Context, client kubernetes.Interface, ref Ref) (map[strin
 	if ref.Namespace == "" || ref.Name == "" {
 		return nil, fmt.Errorf("secret %q for volume expansion: both namespace and name are required", ref)
 	}
-	secret, err := client.CoreV1().Secrets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	// client-go logs response bodies at V(8) and above, and this response is the Secret: the
+	// read gets a logger capped below that level (see quietContext).
+	quiet, capped := quietContext(ctx)
+	if !capped && klog.FromContext(ctx).V(bodyLogLevel).Enabled() {
+		// Fail closed rather than print the Secret: the operator asked for body logging and
+		// switched off the contextual logging that lets this one call opt out of it.
+		return nil, fmt.Errorf("secret %q for volume expansion not read: at --v=%d and above client-go logs the Secret's data unless the ContextualLogging feature gate is on", ref, bodyLogLevel)
+	}
+	secret, err := client.CoreV1().Secrets(ref.Namespace).Get(quiet, ref.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("secret %q for volume expansion not found: %w", ref, err)
 	}

@@ -1,0 +1,121 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"context"
+
+	"k8s.io/klog/v2"
+)
+
+// bodyLogLevel is the verbosity at which client-go's rest.Request logs request and response
+// bodies (logBody in k8s.io/client-go/rest/request.go: V(8) up to 1 KiB, V(9) 10 KiB, V(10) all;
+// protobuf bodies as hex.Dump). The response to a Secret GET is the Secret, data included, so a
+// resizer run with --v=8 or more would print every expansion Secret it reads. Request headers
+// (V(7)) and URLs (V(6)) carry the Secret's name, never its data.
+const bodyLogLevel = 8
+
+// quietContext returns ctx with a logger that is ctx's logger (or klog's, when ctx has none) with
+// every level from bodyLogLevel up switched off, for the API call that reads a Secret. client-go
+// takes its logger from the request's context (klog.FromContext), so the body of that one call is
+// never logged, whatever --v and --vmodule say; all other calls keep the verbosity asked for.
+//
+// ok is false when the cap cannot be installed: klog ignores loggers in contexts when the
+// ContextualLogging feature gate is off, and client-go then logs with klog's global logger.
+func quietContext(ctx context.Context) (quiet context.Context, ok bool) {
+	logger := klog.FromContext(ctx)
+	capped := klog.New(newBelowSink(logger.GetSink(), bodyLogLevel))
+	quiet = klog.NewContext(ctx, capped)
+	_, ok = klog.FromContext(quiet).GetSink().(*belowSink)
+	return quiet, ok
+}
+
+// belowSink passes everything to sink except what is logged at level max or above, which it
+// drops, and for which it reports Enabled false so that callers do not even format it.
+//
+// V levels add up in logr (logger.V(2).V(6) logs at 8), and the sink is asked about the sum, so a
+// logger derived from a capped one stays capped.
+type belowSink struct {
+	sink klog.LogSink
+	max  int
+}
+
+// callDepthSink is logr.CallDepthLogSink, spelled here because klog re-exports the LogSink type
+// but not that interface.
+type callDepthSink interface {
+	WithCallDepth(depth int) klog.LogSink
+}
+
+// callStackHelperSink is logr.CallStackHelperLogSink (ktesting's sinks implement it).
+type callStackHelperSink interface {
+	GetCallStackHelper() func()
+}
+
+func newBelowSink(sink klog.LogSink, maxLevel int) klog.LogSink {
+	if sink == nil { // a logr.Discard() logger: nothing to cap
+		return nil
+	}
+	// The wrapper is one more frame between the caller and the sink: tell the sink, so that
+	// log lines keep naming the caller's file and line, and --vmodule keeps matching it.
+	if cd, ok := sink.(callDepthSink); ok {
+		sink = cd.WithCallDepth(1)
+	}
+	return &belowSink{sink: sink, max: maxLevel}
+}
+
+// Init does not pass info on: the wrapped sink was initialised by the logger it came from, and
+// klog's sink adds to its depth on every Init.
+func (s *belowSink) Init(klog.RuntimeInfo) {}
+
+func (s *belowSink) Enabled(level int) bool {
+	return level < s.max && s.sink.Enabled(level)
+}
+
+func (s *belowSink) Info(level int, msg string, keysAndValues ...any) {
+	if level >= s.max {
+		return
+	}
+	s.sink.Info(level, msg, keysAndValues...)
+}
+
+// Error is always passed on, as logr does for errors; client-go never puts bodies in errors of
+// successful reads, and the errors of failed reads are Status objects without Secret data.
+func (s *belowSink) Error(err error, msg string, keysAndValues ...any) {
+	s.sink.Error(err, msg, keysAndValues...)
+}
+
+func (s *belowSink) WithValues(keysAndValues ...any) klog.LogSink {
+	return &belowSink{sink: s.sink.WithValues(keysAndValues...), max: s.max}
+}
+
+func (s *belowSink) WithName(name string) klog.LogSink {
+	return &belowSink{sink: s.sink.WithName(name), max: s.max}
+}
+
+func (s *belowSink) WithCallDepth(depth int) klog.LogSink {
+	if cd, ok := s.sink.(callDepthSink); ok {
+		return &belowSink{sink: cd.WithCallDepth(depth), max: s.max}
+	}
+	return s
+}
+
+func (s *belowSink) GetCallStackHelper() func() {
+	if h, ok := s.sink.(callStackHelperSink); ok {
+		return h.GetCallStackHelper()
+	}
+	return func() {}
+}
