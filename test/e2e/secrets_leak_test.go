@@ -97,6 +97,10 @@ func TestSecretsNeverLeakAtV10(t *testing.T) {
 	if !gobytes.Contains(resizer.text, []byte("/secrets/")) {
 		t.Errorf("the resizer's log shows no Secret read at --v=10")
 	}
+	// csi-lib-utils logs every gRPC request at V(5), secrets replaced by its sanitizer.
+	if !gobytes.Contains(resizer.text, []byte("ControllerExpandVolume")) || !gobytes.Contains(resizer.text, []byte("***stripped***")) {
+		t.Errorf("the resizer's log shows no sanitized ControllerExpandVolume request at --v=10")
+	}
 
 	total := 0
 	for _, s := range sources {
