@@ -27,7 +27,7 @@ LDFLAGS := -s -w -X $(MODULE)/pkg/version.Version=$(VERSION)
 IMAGE ?= csi-resizer
 IMAGE_TAG ?= $(VERSION)
 
-.PHONY: all build bench demo test test-unit test-e2e vet fmt-check vendor-check license-check container clean
+.PHONY: all build bench demo test test-unit test-e2e test-chaos test-fuzz vet fmt-check vendor-check license-check container clean
 
 all: build
 
@@ -66,6 +66,34 @@ test-chaos: build
 	$(GO) build -o _output/csi-test-driver ./test/cmd/csi-test-driver; \
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" E2E_TEST_DRIVER="$(CURDIR)/_output/csi-test-driver" \
 		$(GO) test -tags chaos -count=1 -timeout 20m -v ./test/chaos/... 2>&1 | grep -v '^[IWE][0-9]\{4\} '
+
+# `make test-fuzz` runs each fuzz target for FUZZTIME, one after the other
+# (plain `go test` only replays their committed corpora), and prints how many
+# inputs each tried. A target that fails makes the run fail after the others
+# have run; go test writes the failing input to that package's
+# testdata/fuzz/<Target>/ and prints how to replay it.
+FUZZTIME ?= 20s
+FUZZ_TARGETS ?= FuzzDecide:./pkg/resize/ FuzzCheck:./pkg/ownership/ FuzzBytesOf:./pkg/resizer/ \
+	FuzzCheckCapacity:./pkg/controller/ FuzzResolveTemplate:./pkg/secrets/
+test-fuzz:
+	@mkdir -p _output; summary=""; failed=""; \
+	for target in $(FUZZ_TARGETS); do \
+		name="$${target%%:*}"; pkg="$${target#*:}"; log="_output/fuzz-$$name.log"; \
+		echo "== $$name ($$pkg) for $(FUZZTIME)"; \
+		if $(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) "$$pkg" 2>&1 | tee "$$log"; then \
+			result="ok"; \
+		else \
+			result="FAILED (see $$log)"; failed="$$failed $$name"; \
+		fi; \
+		execs="$$(grep -o 'execs: [0-9]*' "$$log" | tail -1 | tr -dc 0-9 || true)"; \
+		summary="$$summary$$(printf '%-22s %-20s %12s execs in %s: %s' "$$name" "$$pkg" "$${execs:-?}" "$(FUZZTIME)" "$$result")\n"; \
+	done; \
+	printf '\nFuzzing summary:\n%b' "$$summary"; \
+	if [[ -n "$$failed" ]]; then \
+		echo "Fuzzing failed:$$failed. The failing inputs (replay with the 'go test -run=' lines above):"; \
+		git ls-files --others --exclude-standard -- '*/testdata/fuzz/*' | sed 's/^/  /'; \
+		exit 1; \
+	fi
 
 # `make demo` runs the resizer for real with no cluster: a local control
 # plane, the CSI mock driver and the resizer; DEMO_ARGS=--keep keeps them
