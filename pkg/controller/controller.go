@@ -28,7 +28,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -37,6 +36,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 // Resizer expands the volume behind a PV: the CSI driver, or a trivial
@@ -63,9 +63,11 @@ type Config struct {
 	// Client does the work: status and PV patches, Secret reads.
 	Client   kubernetes.Interface
 	Recorder record.EventRecorder
-	Claims   cache.SharedIndexInformer
-	Volumes  cache.SharedIndexInformer
-	Classes  cache.SharedIndexInformer
+	// Claims and Volumes must not have been started: New makes them keep
+	// slim projections (package slim).
+	Claims  cache.SharedIndexInformer
+	Volumes cache.SharedIndexInformer
+	Classes cache.SharedIndexInformer
 	// Pods is nil unless --handle-volume-inuse-error is on.
 	Pods *inuse.Tracker
 	// OnlyOffline is true when the driver expands only volumes no pod uses.
@@ -82,8 +84,6 @@ type Config struct {
 // Controller resizes the claims of one driver.
 type Controller struct {
 	Config
-	claims  corelisters.PersistentVolumeClaimLister
-	volumes corelisters.PersistentVolumeLister
 	classes storagelisters.StorageClassLister
 	queue   workqueue.TypedRateLimitingInterface[string]
 	memory  *memory
@@ -100,8 +100,6 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c := &Controller{
 		Config:  cfg,
-		claims:  corelisters.NewPersistentVolumeClaimLister(cfg.Claims.GetIndexer()),
-		volumes: corelisters.NewPersistentVolumeLister(cfg.Volumes.GetIndexer()),
 		classes: storagelisters.NewStorageClassLister(cfg.Classes.GetIndexer()),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryStart, cfg.RetryMax),
@@ -111,6 +109,12 @@ func New(cfg Config) (*Controller, error) {
 	}
 	if cfg.Pods != nil {
 		c.synced = append(c.synced, cfg.Pods.HasSynced)
+	}
+	if err := cfg.Claims.SetTransform(slim.TransformClaim); err != nil {
+		return nil, fmt.Errorf("slim claims: %w", err)
+	}
+	if err := cfg.Volumes.SetTransform(slim.TransformVolume); err != nil {
+		return nil, fmt.Errorf("slim volumes: %w", err)
 	}
 	if err := c.registerHandlers(); err != nil {
 		return nil, fmt.Errorf("register event handlers: %w", err)

@@ -39,6 +39,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2/ktesting"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 const (
@@ -266,16 +268,17 @@ func (e *env) refresh() {
 	e.replace(e.ctrl.Classes, scs.(*storagev1.StorageClassList).Items)
 }
 
+// replace puts items in the informer's cache as its transform would.
 func (e *env) replace(inf cache.SharedIndexInformer, items any) {
 	var objs []any
 	switch list := items.(type) {
 	case []v1.PersistentVolumeClaim:
 		for i := range list {
-			objs = append(objs, &list[i])
+			objs = append(objs, slim.NewClaim(&list[i]))
 		}
 	case []v1.PersistentVolume:
 		for i := range list {
-			objs = append(objs, &list[i])
+			objs = append(objs, slim.NewVolume(&list[i]))
 		}
 	case []storagev1.StorageClass:
 		for i := range list {

@@ -17,12 +17,13 @@ limitations under the License.
 package controller
 
 import (
-	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 func (c *Controller) registerHandlers() error {
@@ -61,16 +62,16 @@ func (c *Controller) enqueue(obj any) {
 // it, so a retry waits for its backoff. A resync (same version) always
 // queues, as the safety net.
 func (c *Controller) claimUpdated(oldObj, newObj any) {
-	old, ok1 := oldObj.(*v1.PersistentVolumeClaim)
-	cur, ok2 := newObj.(*v1.PersistentVolumeClaim)
+	old, ok1 := oldObj.(*slim.Claim)
+	cur, ok2 := newObj.(*slim.Claim)
 	if !ok1 || !ok2 {
 		return
 	}
 	if old.ResourceVersion == cur.ResourceVersion ||
-		!sameQuantities(old.Spec.Resources.Requests, cur.Spec.Resources.Requests) ||
-		!sameQuantities(old.Status.Capacity, cur.Status.Capacity) ||
-		old.Status.Phase != cur.Status.Phase ||
-		old.Annotations[ownership.ResizerAnnotation] != cur.Annotations[ownership.ResizerAnnotation] {
+		!sameQuantity(old.Request, cur.Request) ||
+		!sameQuantity(old.Capacity, cur.Capacity) ||
+		old.Phase != cur.Phase ||
+		old.Annotations.Get(ownership.ResizerAnnotation) != cur.Annotations.Get(ownership.ResizerAnnotation) {
 		c.enqueue(cur)
 	}
 }
@@ -88,34 +89,22 @@ func (c *Controller) volumeDeleted(obj any) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
-	if pv, ok := obj.(*v1.PersistentVolume); ok {
+	if pv, ok := obj.(*slim.Volume); ok {
 		c.memory.forgetVolume(pv.Name)
 	}
 }
 
-// sameQuantities is equality.Semantic.DeepEqual for resource lists, except
-// that quantities out of resize.CheckSize's range are compared by their text:
-// Quantity.Cmp of a valid quantity such as "1e2000000000" does not return in
-// any useful time, and this runs in the informer's delivery of every claim in
-// the cluster.
-func sameQuantities(a, b v1.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
+// sameQuantity tells whether a and b are both absent or equal. Quantities
+// out of resize.CheckSize's range are compared by their text: Quantity.Cmp
+// of a valid quantity such as "1e2000000000" does not return in any useful
+// time, and this runs in the informer's delivery of every claim in the
+// cluster.
+func sameQuantity(a, b *resource.Quantity) bool {
+	if a == nil || b == nil {
+		return a == b
 	}
-	for name, qa := range a {
-		qb, ok := b[name]
-		if !ok {
-			return false
-		}
-		if resize.CheckSize(qa) != nil || resize.CheckSize(qb) != nil {
-			if qa.String() != qb.String() {
-				return false
-			}
-			continue
-		}
-		if qa.Cmp(qb) != 0 {
-			return false
-		}
+	if resize.CheckSize(*a) != nil || resize.CheckSize(*b) != nil {
+		return a.String() == b.String()
 	}
-	return true
+	return a.Cmp(*b) == 0
 }

@@ -25,6 +25,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 // hostileCase is one malformed or hostile object set synced once.
@@ -287,7 +289,7 @@ func TestClaimUpdatedWithUncomparableSizes(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				e.ctrl.claimUpdated(tc.old, tc.cur)
+				e.ctrl.claimUpdated(slim.NewClaim(tc.old), slim.NewClaim(tc.cur))
 			}()
 			select {
 			case <-done:

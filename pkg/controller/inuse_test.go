@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 // withPods gives the controller a pod tracker whose cache the test fills.
@@ -54,7 +55,7 @@ func withPods(t *testing.T, onlyOffline bool, pods ...*inuse.Pod) (envOpt, cache
 }
 
 func runningPod(name string, claims ...string) *inuse.Pod {
-	return &inuse.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Phase: v1.PodRunning, Scheduled: true, Claims: claims}
+	return &inuse.Pod{Meta: slim.Meta{Namespace: ns, Name: name}, Phase: v1.PodRunning, Scheduled: true, Claims: claims}
 }
 
 func TestInUseWithOfflineDriver(t *testing.T) {
@@ -215,7 +216,7 @@ func TestClaimUpdatedQueuesOnlyWhatMatters(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, nil, nil)
-			e.ctrl.claimUpdated(base, tc.cur)
+			e.ctrl.claimUpdated(slim.NewClaim(base), slim.NewClaim(tc.cur))
 			equal(t, "queued", e.ctrl.queue.Len() == 1, tc.want)
 		})
 	}

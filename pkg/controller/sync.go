@@ -23,13 +23,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 // errVolumeNotCached asks for a retry: the PV informer may lag the claim's.
@@ -74,30 +73,28 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 // version this controller wrote last when the cache has not caught up. A
 // deleted claim is forgotten and nil is returned.
 func (c *Controller) objects(key string) (*v1.PersistentVolumeClaim, *v1.PersistentVolume, error) {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil, nil, nil
-	}
-	pvc, err := c.claims.PersistentVolumeClaims(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		c.memory.forget(key)
-		return nil, nil, nil
-	}
+	obj, exists, err := c.Claims.GetIndexer().GetByKey(key)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read claim %s from cache: %w", key, err)
 	}
-	pvc = c.memory.freshClaim(key, pvc)
+	cached, ok := obj.(*slim.Claim)
+	if !exists || !ok {
+		c.memory.forget(key)
+		return nil, nil, nil
+	}
+	pvc := c.memory.freshClaim(key, cached.PVC())
 	if pvc.Spec.VolumeName == "" {
 		return pvc, nil, nil
 	}
-	pv, err := c.volumes.Get(pvc.Spec.VolumeName)
-	if apierrors.IsNotFound(err) {
-		return pvc, nil, nil
-	}
+	obj, exists, err = c.Volumes.GetIndexer().GetByKey(pvc.Spec.VolumeName)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read PV %s from cache: %w", pvc.Spec.VolumeName, err)
 	}
-	return pvc, c.memory.freshVolume(pv), nil
+	volume, ok := obj.(*slim.Volume)
+	if !exists || !ok {
+		return pvc, nil, nil
+	}
+	return pvc, c.memory.freshVolume(volume.PV()), nil
 }
 
 // stateOf gathers what the decision reads.

@@ -24,9 +24,10 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 // Pod is the slim projection of a pod that the resizer keeps.
@@ -35,10 +36,9 @@ import (
 // objects: the watch-list consistency detector, the cache mutation detector
 // and the generic listers.
 type Pod struct {
-	// ObjectMeta keeps only Name, Namespace, UID and ResourceVersion: the
-	// key, the identity, and what the informer compares to tell a resync
-	// from a change.
-	metav1.ObjectMeta
+	// Meta is the key, the identity, and what the informer compares to
+	// tell a resync from a change.
+	slim.Meta
 	// Phase is status.phase.
 	Phase v1.PodPhase
 	// Scheduled is true when spec.nodeName is set.
@@ -62,8 +62,7 @@ func (p *Pod) DeepCopy() *Pod {
 	if p == nil {
 		return nil
 	}
-	out := &Pod{Phase: p.Phase, Scheduled: p.Scheduled}
-	p.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out := &Pod{Meta: p.Meta, Phase: p.Phase, Scheduled: p.Scheduled}
 	if p.Claims != nil {
 		out.Claims = append(make([]string, 0, len(p.Claims)), p.Claims...)
 	}
@@ -83,12 +82,7 @@ func Transform(obj any) (any, error) {
 
 func project(pod *v1.Pod) *Pod {
 	return &Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            pod.Name,
-			Namespace:       pod.Namespace,
-			UID:             pod.UID,
-			ResourceVersion: pod.ResourceVersion,
-		},
+		Meta:      slim.MetaOf(&pod.ObjectMeta),
 		Phase:     pod.Status.Phase,
 		Scheduled: pod.Spec.NodeName != "",
 		Claims:    claimNames(pod),

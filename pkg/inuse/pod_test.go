@@ -31,6 +31,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 type podOption func(*v1.Pod)
@@ -97,10 +99,10 @@ func withConfigMap(volume string) podOption {
 // slimPod is the projection expected of pod(name) with the given fields.
 func slimPod(name string, phase v1.PodPhase, scheduled bool, claims ...string) *Pod {
 	return &Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name), ResourceVersion: "1"},
-		Phase:      phase,
-		Scheduled:  scheduled,
-		Claims:     claims,
+		Meta:      slim.Meta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name), ResourceVersion: "1"},
+		Phase:     phase,
+		Scheduled: scheduled,
+		Claims:    claims,
 	}
 }
 

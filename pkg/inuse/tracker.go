@@ -65,7 +65,7 @@ func (t *Tracker) UsedBy(namespace, claim string) []string {
 	objs, _ := t.informer.GetIndexer().ByIndex(claimIndex, claimKey(namespace, claim))
 	var names []string
 	for _, obj := range objs {
-		if pod, ok := slim(obj); ok {
+		if pod, ok := asPod(obj); ok {
 			names = append(names, pod.Name)
 		}
 	}
@@ -93,8 +93,8 @@ func releaseHandler(release func(namespace, claim string)) cache.ResourceEventHa
 	}
 	return cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(oldObj, newObj any) {
-			old, okOld := slim(oldObj)
-			cur, okCur := slim(newObj)
+			old, okOld := asPod(oldObj)
+			cur, okCur := asPod(newObj)
 			if okOld && okCur && mayMount(old) && !mayMount(cur) {
 				releaseAll(old)
 			}
@@ -103,7 +103,7 @@ func releaseHandler(release func(namespace, claim string)) cache.ResourceEventHa
 			if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = tombstone.Obj
 			}
-			if pod, ok := slim(obj); ok {
+			if pod, ok := asPod(obj); ok {
 				releaseAll(pod)
 			}
 		},
@@ -127,7 +127,7 @@ func mayMount(pod *Pod) bool {
 }
 
 func indexClaims(obj any) ([]string, error) {
-	pod, ok := slim(obj)
+	pod, ok := asPod(obj)
 	if !ok || !mayMount(pod) || len(pod.Claims) == 0 {
 		return nil, nil
 	}
@@ -142,10 +142,10 @@ func claimKey(namespace, claim string) string {
 	return namespace + "/" + claim
 }
 
-// slim returns obj as a *Pod. A *v1.Pod is projected first: the store only
+// asPod returns obj as a *Pod. A *v1.Pod is projected first: the store only
 // holds *Pod, but a handler should not depend on how client-go built a
 // tombstone.
-func slim(obj any) (*Pod, bool) {
+func asPod(obj any) (*Pod, bool) {
 	out, _ := Transform(obj)
 	pod, ok := out.(*Pod)
 	return pod, ok && pod != nil

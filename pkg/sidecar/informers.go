@@ -17,6 +17,7 @@ limitations under the License.
 package sidecar
 
 import (
+	"runtime/debug"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -27,10 +28,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
-
-// lastApplied is kubectl's copy of the whole object, dead weight here.
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // informers are the caches the controller reads.
 type informers struct {
@@ -40,17 +39,17 @@ type informers struct {
 }
 
 // newInformers builds the informers; pods are watched only when in-use
-// handling is on, through a slim projection.
+// handling is on, through a slim projection. The controller gives the claim
+// and PV informers their projections (package slim); StorageClasses, few
+// and read whole, only lose their managed fields.
 func newInformers(client kubernetes.Interface, resync time.Duration, pods bool) (*informers, error) {
 	inf := &informers{
 		claims:  coreinformers.NewPersistentVolumeClaimInformer(client, metav1.NamespaceAll, resync, cache.Indexers{}),
 		volumes: coreinformers.NewPersistentVolumeInformer(client, resync, cache.Indexers{}),
 		classes: storageinformers.NewStorageClassInformer(client, resync, cache.Indexers{}),
 	}
-	for _, i := range []cache.SharedIndexInformer{inf.claims, inf.volumes, inf.classes} {
-		if err := i.SetTransform(slim); err != nil {
-			return nil, err
-		}
+	if err := inf.classes.SetTransform(withoutManagedFields); err != nil {
+		return nil, err
 	}
 	if pods {
 		inf.pods = coreinformers.NewPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{})
@@ -72,16 +71,31 @@ func (inf *informers) start(stop <-chan struct{}) {
 	}
 }
 
-// slim drops what the resizer never reads from cached objects: managed
-// fields and kubectl's last-applied copy often outweigh the rest.
-func slim(obj any) (any, error) {
+// releaseAfterSync returns memory to the OS once the caches have synced.
+// The initial lists decode every claim, PV and pod of the cluster and keep
+// a small projection of each: the rest is garbage that the collector would
+// otherwise leave mapped until the heap grows back to twice its size.
+func (inf *informers) releaseAfterSync(stop <-chan struct{}) {
+	synced := []cache.InformerSynced{inf.claims.HasSynced, inf.volumes.HasSynced, inf.classes.HasSynced}
+	if inf.pods != nil {
+		synced = append(synced, inf.pods.HasSynced)
+	}
+	if cache.WaitForCacheSync(stop, synced...) {
+		debug.FreeOSMemory()
+	}
+}
+
+// withoutManagedFields drops what the resizer never reads from cached
+// objects: managed fields and kubectl's last-applied copy often outweigh the
+// rest.
+func withoutManagedFields(obj any) (any, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return obj, nil
 	}
 	m.SetManagedFields(nil)
-	if a := m.GetAnnotations(); a[lastApplied] != "" {
-		delete(a, lastApplied)
+	if a := m.GetAnnotations(); a[slim.LastApplied] != "" {
+		delete(a, slim.LastApplied)
 		m.SetAnnotations(a)
 	}
 	return obj, nil

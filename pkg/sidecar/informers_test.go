@@ -25,9 +25,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
-// heavy returns metadata with what slim drops and what it keeps.
+// heavy returns metadata with what withoutManagedFields drops and what it keeps.
 func heavy(annotations map[string]string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{
 		Name:          "x",
@@ -38,7 +40,7 @@ func heavy(annotations map[string]string) metav1.ObjectMeta {
 	}
 }
 
-func TestSlim(t *testing.T) {
+func TestWithoutManagedFields(t *testing.T) {
 	const keep = "volume.kubernetes.io/storage-resizer"
 	tests := []struct {
 		name            string
@@ -47,7 +49,7 @@ func TestSlim(t *testing.T) {
 	}{
 		{
 			name:            "claim: last-applied dropped, other annotations kept",
-			obj:             &v1.PersistentVolumeClaim{ObjectMeta: heavy(map[string]string{lastApplied: "{...}", keep: testDriver})},
+			obj:             &v1.PersistentVolumeClaim{ObjectMeta: heavy(map[string]string{slim.LastApplied: "{...}", keep: testDriver})},
 			wantAnnotations: map[string]string{keep: testDriver},
 		},
 		{
@@ -57,18 +59,18 @@ func TestSlim(t *testing.T) {
 		},
 		{
 			name:            "class with only last-applied",
-			obj:             &storagev1.StorageClass{ObjectMeta: heavy(map[string]string{lastApplied: "{...}"})},
+			obj:             &storagev1.StorageClass{ObjectMeta: heavy(map[string]string{slim.LastApplied: "{...}"})},
 			wantAnnotations: map[string]string{},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := slim(tc.obj)
+			got, err := withoutManagedFields(tc.obj)
 			if err != nil {
-				t.Fatalf("slim: %v", err)
+				t.Fatalf("withoutManagedFields: %v", err)
 			}
 			if got != tc.obj {
-				t.Errorf("slim returned another object")
+				t.Errorf("withoutManagedFields returned another object")
 			}
 			m := got.(metav1.Object)
 			if m.GetManagedFields() != nil {
@@ -78,14 +80,14 @@ func TestSlim(t *testing.T) {
 				t.Errorf("annotations = %#v, want %#v", a, tc.wantAnnotations)
 			}
 			if m.GetName() != "x" || m.GetLabels()["app"] != "db" {
-				t.Errorf("slim changed name or labels: %q %v", m.GetName(), m.GetLabels())
+				t.Errorf("withoutManagedFields changed name or labels: %q %v", m.GetName(), m.GetLabels())
 			}
 		})
 	}
 }
 
-func TestSlimPassesThrough(t *testing.T) {
-	pvc := &v1.PersistentVolumeClaim{ObjectMeta: heavy(map[string]string{lastApplied: "{...}"})}
+func TestWithoutManagedFieldsPassesThrough(t *testing.T) {
+	pvc := &v1.PersistentVolumeClaim{ObjectMeta: heavy(map[string]string{slim.LastApplied: "{...}"})}
 	tests := []struct {
 		name string
 		obj  any
@@ -96,12 +98,12 @@ func TestSlimPassesThrough(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := slim(tc.obj)
+			got, err := withoutManagedFields(tc.obj)
 			if err != nil {
-				t.Fatalf("slim: %v", err)
+				t.Fatalf("withoutManagedFields: %v", err)
 			}
 			if !reflect.DeepEqual(got, tc.obj) {
-				t.Errorf("slim(%#v) = %#v, want it unchanged", tc.obj, got)
+				t.Errorf("withoutManagedFields(%#v) = %#v, want it unchanged", tc.obj, got)
 			}
 		})
 	}
@@ -118,8 +120,9 @@ func TestInformers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pvc := &v1.PersistentVolumeClaim{ObjectMeta: heavy(map[string]string{lastApplied: "{...}", "keep": "me"})}
-			client := fake.NewClientset(pvc)
+			class := &storagev1.StorageClass{ObjectMeta: heavy(map[string]string{slim.LastApplied: "{...}", "keep": "me"})}
+			class.Namespace = ""
+			client := fake.NewClientset(class)
 			inf, err := newInformers(client, 0, tc.pods)
 			if err != nil {
 				t.Fatal(err)
@@ -137,13 +140,13 @@ func TestInformers(t *testing.T) {
 			if !cache.WaitForCacheSync(stop, synced...) {
 				t.Fatal("caches did not sync")
 			}
-			obj, ok, err := inf.claims.GetIndexer().GetByKey(testNamespace + "/x")
+			obj, ok, err := inf.classes.GetIndexer().GetByKey("x")
 			if err != nil || !ok {
-				t.Fatalf("claim not cached: %v", err)
+				t.Fatalf("class not cached: %v", err)
 			}
-			cached := obj.(*v1.PersistentVolumeClaim)
-			if cached.ManagedFields != nil || cached.Annotations[lastApplied] != "" || cached.Annotations["keep"] != "me" {
-				t.Errorf("cached claim metadata = %+v, want it slim", cached.ObjectMeta)
+			cached := obj.(*storagev1.StorageClass)
+			if cached.ManagedFields != nil || cached.Annotations[slim.LastApplied] != "" || cached.Annotations["keep"] != "me" {
+				t.Errorf("cached class metadata = %+v, want it without managed fields", cached.ObjectMeta)
 			}
 		})
 	}

@@ -79,6 +79,7 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 		stop := make(chan struct{})
 		defer close(stop)
 		ctrl.informers.start(stop)
+		go ctrl.informers.releaseAfterSync(stop)
 		if err := ctrl.Run(ctx, o.Workers); err != nil && ctx.Err() == nil {
 			return err
 		}

@@ -1,0 +1,77 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package slim holds the projections of claims and PVs that the resizer's
+// informers cache instead of whole objects: the fields the resizer reads,
+// and nothing else. With ten thousand claims and volumes, the caches are
+// most of the resizer's memory, and most of a decoded object is maps,
+// lists and strings the resizer never looks at.
+//
+// Each projection turns back into a v1 object holding the kept fields, so
+// the code that decides and writes works on the API types. Maps of
+// resources keep only the storage entry: patches built from such an object
+// must touch keys one by one (see claimstatus), never replace a whole map
+// or list the projection does not keep whole.
+package slim
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// LastApplied is kubectl's copy of the whole object: often the largest
+// annotation, and never read.
+const LastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// Meta is the identity of a cached object: what the cache's key, the
+// informer's resync detection and the event recorder read. It stands in for
+// metav1.ObjectMeta, four times its size, of which a cached object would use
+// four fields.
+type Meta struct {
+	Name, Namespace string
+	UID             types.UID
+	ResourceVersion string
+}
+
+// GetObjectMeta makes the projections metav1.ObjectMetaAccessor, which is
+// what meta.Accessor and so the cache's key functions take.
+func (m *Meta) GetObjectMeta() metav1.Object {
+	return &metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion}
+}
+
+// MetaOf returns the identity of an object. The strings are shared with
+// the decoded object, not copied.
+func MetaOf(m *metav1.ObjectMeta) Meta {
+	return Meta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion}
+}
+
+// objectMeta returns the metadata of a rebuilt object.
+func (m *Meta) objectMeta(annotations, labels Pairs) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		Annotations: annotations.Map(), Labels: labels.Map(),
+	}
+}
+
+// quantity returns a copy of q, nil when q is nil.
+func quantity(q *resource.Quantity) *resource.Quantity {
+	if q == nil {
+		return nil
+	}
+	c := q.DeepCopy()
+	return &c
+}

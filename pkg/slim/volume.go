@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package slim
+
+import (
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Volume is what the cache keeps of a PersistentVolume.
+type Volume struct {
+	Meta
+	// Annotations are all but kubectl's last-applied copy.
+	Annotations Pairs
+	// Labels are kept only for in-tree volumes, whose translation to CSI
+	// reads the zone labels.
+	Labels Pairs
+	// Capacity is spec.capacity[storage]; nil when absent.
+	Capacity *resource.Quantity
+	// Claim is spec.claimRef's namespace, name and UID; Bound is false when
+	// there is no claimRef.
+	ClaimNamespace, ClaimName string
+	ClaimUID                  types.UID
+	Bound                     bool
+	// CSI is the kept part of spec.csi; nil for in-tree volumes.
+	CSI *CSISource
+	// InTree is the whole source of a volume that is not CSI, for the
+	// translation of CSI migration; nil for CSI volumes.
+	InTree           *v1.PersistentVolumeSource
+	AccessModes      []v1.PersistentVolumeAccessMode
+	VolumeMode       *v1.PersistentVolumeMode
+	MountOptions     []string
+	StorageClassName string
+}
+
+// CSISource is what the resizer reads of spec.csi: not the volume
+// attributes, nor the secrets of other operations.
+type CSISource struct {
+	Driver, VolumeHandle, FSType string
+	ReadOnly                     bool
+	ControllerExpandSecretRef    *v1.SecretReference
+}
+
+var _ runtime.Object = &Volume{}
+
+// NewVolume returns the projection of pv. It shares pv's strings and
+// quantities, so pv must not change afterwards.
+func NewVolume(pv *v1.PersistentVolume) *Volume {
+	v := &Volume{
+		Meta:             MetaOf(&pv.ObjectMeta),
+		Annotations:      PairsOf(pv.Annotations, LastApplied),
+		Capacity:         storage(pv.Spec.Capacity),
+		AccessModes:      pv.Spec.AccessModes,
+		VolumeMode:       pv.Spec.VolumeMode,
+		MountOptions:     pv.Spec.MountOptions,
+		StorageClassName: pv.Spec.StorageClassName,
+	}
+	if r := pv.Spec.ClaimRef; r != nil {
+		v.ClaimNamespace, v.ClaimName, v.ClaimUID, v.Bound = r.Namespace, r.Name, r.UID, true
+	}
+	if s := pv.Spec.CSI; s != nil {
+		v.CSI = &CSISource{
+			Driver: s.Driver, VolumeHandle: s.VolumeHandle, FSType: s.FSType, ReadOnly: s.ReadOnly,
+			ControllerExpandSecretRef: s.ControllerExpandSecretRef,
+		}
+	} else {
+		src := pv.Spec.PersistentVolumeSource // a copy: a pointer into pv would keep all of pv
+		v.InTree = &src
+		v.Labels = PairsOf(pv.Labels, "")
+	}
+	return v
+}
+
+// PV returns a new PV holding the kept fields.
+func (v *Volume) PV() *v1.PersistentVolume {
+	pv := &v1.PersistentVolume{
+		ObjectMeta: v.objectMeta(v.Annotations, v.Labels),
+		Spec: v1.PersistentVolumeSpec{
+			Capacity:         resourceList(v.Capacity),
+			AccessModes:      slices.Clone(v.AccessModes),
+			VolumeMode:       copyMode(v.VolumeMode),
+			MountOptions:     slices.Clone(v.MountOptions),
+			StorageClassName: v.StorageClassName,
+		},
+	}
+	if v.Bound {
+		pv.Spec.ClaimRef = &v1.ObjectReference{Namespace: v.ClaimNamespace, Name: v.ClaimName, UID: v.ClaimUID}
+	}
+	switch {
+	case v.InTree != nil:
+		v.InTree.DeepCopyInto(&pv.Spec.PersistentVolumeSource)
+	case v.CSI != nil:
+		pv.Spec.CSI = &v1.CSIPersistentVolumeSource{
+			Driver: v.CSI.Driver, VolumeHandle: v.CSI.VolumeHandle, FSType: v.CSI.FSType, ReadOnly: v.CSI.ReadOnly,
+			ControllerExpandSecretRef: v.CSI.ControllerExpandSecretRef.DeepCopy(),
+		}
+	}
+	return pv
+}
+
+// TransformVolume is a cache.TransformFunc that turns a
+// *v1.PersistentVolume into a *Volume; anything else passes unchanged.
+func TransformVolume(obj any) (any, error) {
+	if pv, ok := obj.(*v1.PersistentVolume); ok && pv != nil {
+		return NewVolume(pv), nil
+	}
+	return obj, nil
+}
+
+// GetObjectKind returns an empty kind: a Volume never goes over the wire.
+func (v *Volume) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+
+// DeepCopyObject returns a deep copy of v.
+func (v *Volume) DeepCopyObject() runtime.Object {
+	out := *v
+	out.Annotations, out.Labels = slices.Clone(v.Annotations), slices.Clone(v.Labels)
+	out.Capacity = quantity(v.Capacity)
+	if v.CSI != nil {
+		csi := *v.CSI
+		csi.ControllerExpandSecretRef = v.CSI.ControllerExpandSecretRef.DeepCopy()
+		out.CSI = &csi
+	}
+	out.InTree = v.InTree.DeepCopy()
+	out.AccessModes = slices.Clone(v.AccessModes)
+	out.VolumeMode = copyMode(v.VolumeMode)
+	out.MountOptions = slices.Clone(v.MountOptions)
+	return &out
+}
+
+func copyMode(m *v1.PersistentVolumeMode) *v1.PersistentVolumeMode {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	return &c
+}
