@@ -25,6 +25,9 @@ limitations under the License.
 // resources keep only the storage entry: patches built from such an object
 // must touch keys one by one (see claimstatus), never replace a whole map
 // or list the projection does not keep whole.
+//
+// Meta, the identity every projection carries, also serves the pod
+// projection of package inuse.
 package slim
 
 import (
