@@ -211,6 +211,15 @@ func (r *rig) metric(ctx context.Context, sample string) (float64, bool, error) 
 	return 0, false, nil
 }
 
+// bytesMetric reads a metric of the resizer that must be there, in bytes.
+func (r *rig) bytesMetric(ctx context.Context, sample string) (int64, error) {
+	v, ok, err := r.metric(ctx, sample)
+	if err == nil && !ok {
+		err = fmt.Errorf("no %s in /metrics", sample)
+	}
+	return int64(v), err
+}
+
 // waitIdle waits until the resizer's work queue has been empty for a
 // second: after start-up every claim is queued once, with nothing to do.
 func (r *rig) waitIdle(ctx context.Context) error {

@@ -34,8 +34,9 @@ type memoryPhase struct {
 	Samples               []int64
 	// HeapInuse is the Go heap in use (go_memstats_heap_inuse_bytes of
 	// the resizer's /metrics) at the last read: live objects plus garbage
-	// not yet collected.
-	HeapInuse int64
+	// not yet collected. HeapLive is what the last collection found alive
+	// (go_gc_heap_live_bytes).
+	HeapInuse, HeapLive int64
 	CPU       time.Duration
 	// Writes is what the resizer wrote (nothing is to be resized, so it
 	// should be 0).
@@ -116,11 +117,12 @@ func measureMemory(ctx context.Context, r *rig, s setting, label string, args ..
 		p.Samples = append(p.Samples, u.RSS)
 		p.RSS, p.Anon, p.File, p.Peak, p.CPU = u.RSS, u.Anon, u.File, u.Peak, u.CPU
 		if stable(p.Samples, 3, 0.01) {
-			heap, _, err := r.metric(ctx, "go_memstats_heap_inuse_bytes")
-			if err != nil {
+			if p.HeapInuse, err = r.bytesMetric(ctx, "go_memstats_heap_inuse_bytes"); err != nil {
 				return p, err
 			}
-			p.HeapInuse = int64(heap)
+			if p.HeapLive, err = r.bytesMetric(ctx, "go_gc_heap_live_bytes"); err != nil {
+				return p, err
+			}
 			break
 		}
 		select {
