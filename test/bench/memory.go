@@ -37,7 +37,7 @@ type memoryPhase struct {
 	// not yet collected. HeapLive is what the last collection found alive
 	// (go_gc_heap_live_bytes).
 	HeapInuse, HeapLive int64
-	CPU       time.Duration
+	CPU                 time.Duration
 	// Writes is what the resizer wrote (nothing is to be resized, so it
 	// should be 0).
 	Writes int
