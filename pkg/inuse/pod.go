@@ -25,7 +25,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
@@ -50,9 +49,6 @@ type Pod struct {
 }
 
 var _ runtime.Object = &Pod{}
-
-// GetObjectKind returns an empty kind: a Pod never goes over the wire.
-func (p *Pod) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 
 // DeepCopyObject returns a deep copy of p.
 func (p *Pod) DeepCopyObject() runtime.Object { return p.DeepCopy() }

@@ -22,7 +22,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Claim is what the cache keeps of a PersistentVolumeClaim.
@@ -88,17 +87,9 @@ func (c *Claim) PVC() *v1.PersistentVolumeClaim {
 	return pvc
 }
 
-// TransformClaim is a cache.TransformFunc that turns a
-// *v1.PersistentVolumeClaim into a *Claim; anything else passes unchanged.
-func TransformClaim(obj any) (any, error) {
-	if pvc, ok := obj.(*v1.PersistentVolumeClaim); ok && pvc != nil {
-		return NewClaim(pvc), nil
-	}
-	return obj, nil
-}
-
-// GetObjectKind returns an empty kind: a Claim never goes over the wire.
-func (c *Claim) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+// TransformClaim is a cache.TransformFunc that turns a *v1.PersistentVolumeClaim
+// into a *Claim.
+var TransformClaim = transform(NewClaim)
 
 // DeepCopyObject returns a deep copy of c.
 func (c *Claim) DeepCopyObject() runtime.Object {

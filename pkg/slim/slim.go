@@ -33,6 +33,7 @@ package slim
 import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -54,6 +55,24 @@ type Meta struct {
 // what meta.Accessor and so the cache's key functions take.
 func (m *Meta) GetObjectMeta() metav1.Object {
 	return &metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion}
+}
+
+// GetObjectKind returns an empty kind: a projection never goes over the
+// wire. With DeepCopyObject it makes a projection a runtime.Object, which
+// parts of client-go assert on stored objects (the watch-list consistency
+// detector, the cache mutation detector, generic listers).
+func (m *Meta) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+
+// transform returns a cache.TransformFunc that turns a *T into its
+// projection; anything else passes unchanged (client-go does not transform
+// tombstones, and a re-list may hand back an object already projected).
+func transform[T, P any](project func(*T) P) func(any) (any, error) {
+	return func(obj any) (any, error) {
+		if o, ok := obj.(*T); ok && o != nil {
+			return project(o), nil
+		}
+		return obj, nil
+	}
 }
 
 // MetaOf returns the identity of an object. The strings are shared with

@@ -22,7 +22,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -117,17 +116,9 @@ func (v *Volume) PV() *v1.PersistentVolume {
 	return pv
 }
 
-// TransformVolume is a cache.TransformFunc that turns a
-// *v1.PersistentVolume into a *Volume; anything else passes unchanged.
-func TransformVolume(obj any) (any, error) {
-	if pv, ok := obj.(*v1.PersistentVolume); ok && pv != nil {
-		return NewVolume(pv), nil
-	}
-	return obj, nil
-}
-
-// GetObjectKind returns an empty kind: a Volume never goes over the wire.
-func (v *Volume) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+// TransformVolume is a cache.TransformFunc that turns a *v1.PersistentVolume
+// into a *Volume.
+var TransformVolume = transform(NewVolume)
 
 // DeepCopyObject returns a deep copy of v.
 func (v *Volume) DeepCopyObject() runtime.Object {
