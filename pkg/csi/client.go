@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package csi is the sidecar's client of the CSI driver: it connects to the
 // driver's controller socket, waits until the driver is ready, reads its name
-// and capabilities once, and calls ControllerExpandVolume.
+// and capabilities once, and calls ControllerExpandVolume and
+// ControllerModifyVolume.
 package csi
 
 import (
@@ -60,7 +61,8 @@ type Client struct {
 // container restart. Other addresses are handed to gRPC as they are, without
 // loss detection.
 //
-// timeout bounds every call to the driver (the --timeout flag). Establishing
+// timeout bounds every call to the driver (the --timeout flag), unless an
+// ExpandRequest or ModifyRequest sets its own. Establishing
 // the connection is bounded by ctx and by connection.Connect's own 30s limit.
 func Connect(ctx context.Context, address string, timeout time.Duration, mm metrics.CSIMetricsManager, onLost func()) (*Client, error) {
 	logger := klog.FromContext(ctx)
@@ -139,9 +141,18 @@ func (c *Client) watch(ctx context.Context) {
 	}
 }
 
-// callContext bounds one call to the driver by the per-call timeout.
+// callContext bounds one call to the driver by the client's timeout.
 func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, c.timeout)
+	return c.callContextWithin(ctx, 0)
+}
+
+// callContextWithin bounds one call to the driver by timeout when it is
+// positive, else by the client's timeout.
+func (c *Client) callContextWithin(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		timeout = c.timeout
+	}
+	return context.WithTimeout(ctx, timeout)
 }
 
 // isUnixSocket tells whether connection.Connect dials address as a unix socket.

@@ -19,6 +19,7 @@ package csi
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc/codes"
@@ -36,9 +37,13 @@ type ExpandRequest struct {
 	Secrets map[string]string
 	// Capability describes how the volume is used, see VolumeCapability.
 	Capability *csi.VolumeCapability
+	// Timeout bounds the call when positive (--resize-timeout); zero means
+	// the client's timeout.
+	Timeout time.Duration
 }
 
-// Expand calls ControllerExpandVolume, bounded by the per-call timeout. It
+// Expand calls ControllerExpandVolume, bounded by req.Timeout or else the
+// client's timeout. It
 // returns the driver's capacity_bytes (0 means not reported) and
 // node_expansion_required. Errors keep the gRPC status of the cause, so
 // status.Code and status.FromError give the driver's code; a request that
@@ -56,7 +61,7 @@ func (c *Client) Expand(ctx context.Context, req ExpandRequest) (capacityBytes i
 
 	logger := klog.FromContext(ctx)
 	logger.V(4).Info("Calling ControllerExpandVolume", "volumeID", req.VolumeID, "requiredBytes", req.RequiredBytes)
-	callCtx, cancel := c.callContext(ctx)
+	callCtx, cancel := c.callContextWithin(ctx, req.Timeout)
 	defer cancel()
 	resp, err := c.controller.ControllerExpandVolume(callCtx, &csi.ControllerExpandVolumeRequest{
 		VolumeId:         req.VolumeID,

@@ -197,3 +197,38 @@ func TestExpandTimeout(t *testing.T) {
 		t.Errorf("Expand returned after %v, want soon after %v", elapsed, timeout)
 	}
 }
+
+// TestExpandRequestTimeout checks which timeout bounds a call, from the
+// deadline the driver receives with it.
+func TestExpandRequestTimeout(t *testing.T) {
+	for _, tc := range requestTimeoutCases {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := connectWithTimeout(t, csidriver.Config{}, tc.client)
+			// t.Context has no deadline of its own to cut the call's short.
+			if _, _, err := c.Expand(t.Context(), ExpandRequest{VolumeID: "vol-1", RequiredBytes: gi, Timeout: tc.request}); err != nil {
+				t.Fatalf("Expand: %v", err)
+			}
+			calls := d.Calls()
+			if len(calls) != 1 {
+				t.Fatalf("driver got %d calls, want 1", len(calls))
+			}
+			checkDeadline(t, calls[0].Start, calls[0].Deadline, tc.want)
+		})
+	}
+}
+
+func TestExpandRequestTimeoutExpires(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	d, c := connect(t, csidriver.Config{}) // the client's timeout is callTimeout
+	d.SetExpandDelay(time.Hour)
+
+	start := time.Now()
+	_, _, err := c.Expand(testContext(t), ExpandRequest{VolumeID: "vol-1", RequiredBytes: gi, Timeout: timeout})
+	elapsed := time.Since(start)
+	if status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("Expand error = %v, want DeadlineExceeded", err)
+	}
+	if elapsed < timeout || elapsed >= callTimeout {
+		t.Errorf("Expand returned after %v, want soon after %v", elapsed, timeout)
+	}
+}

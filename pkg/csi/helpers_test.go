@@ -64,3 +64,28 @@ func waitClosed(t *testing.T, ch <-chan struct{}, what string) {
 		t.Fatalf("timed out waiting for %s", what)
 	}
 }
+
+// requestTimeoutCases are the ways a per-call timeout and the client's
+// timeout combine, for Expand and Modify.
+var requestTimeoutCases = []struct {
+	name            string
+	client, request time.Duration
+	want            time.Duration
+}{
+	{name: "zero means the client's timeout", client: 3 * time.Second, want: 3 * time.Second},
+	{name: "negative means the client's timeout", client: 3 * time.Second, request: -time.Second, want: 3 * time.Second},
+	{name: "longer than the client's", client: 3 * time.Second, request: time.Hour, want: time.Hour},
+	{name: "shorter than the client's", client: time.Hour, request: 3 * time.Second, want: 3 * time.Second},
+}
+
+// checkDeadline checks that the driver saw a deadline of about want after
+// the call arrived at start; the request's own travel time is allowed for.
+func checkDeadline(t *testing.T, start, deadline time.Time, want time.Duration) {
+	t.Helper()
+	if deadline.IsZero() {
+		t.Fatal("the driver saw no deadline")
+	}
+	if got := deadline.Sub(start); got > want || got < want-time.Second {
+		t.Errorf("the driver saw a deadline %v after the call arrived, want about %v", got, want)
+	}
+}

@@ -23,9 +23,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -45,19 +45,22 @@ type CSI struct {
 	// SingleNodeMultiWriter is the driver's controller capability, read
 	// once at start-up; it decides how ReadWriteOncePod is passed.
 	SingleNodeMultiWriter bool
+	// Timeout bounds each ControllerExpandVolume call (--resize-timeout);
+	// zero leaves the bound to the CSI client's own timeout.
+	Timeout time.Duration
 }
 
 // Expand calls ControllerExpandVolume for pv with target as required bytes.
 //
-// A request that cannot be built is refused before any call with
-// codes.InvalidArgument (or codes.OutOfRange for a size beyond int64), as
-// csi.Client refuses its own: nothing reached the driver, so the failure is
-// certain, and a claim whose request can never be sent must not be held at
-// that size as if the call might still complete.
+// A request that cannot be built is refused before any call (csi.Refuse)
+// with codes.InvalidArgument (or codes.OutOfRange for a size beyond int64),
+// as csi.Client refuses its own: nothing reached the driver, so the failure
+// is certain, and a claim whose request can never be sent must not be held
+// at that size as if the call might still complete.
 func (r *CSI) Expand(ctx context.Context, pv *v1.PersistentVolume, target resource.Quantity, secrets map[string]string) (resource.Quantity, bool, error) {
 	src, err := ownership.Source(pv)
 	if err != nil {
-		return resource.Quantity{}, false, refuse(codes.InvalidArgument, err)
+		return resource.Quantity{}, false, csi.Refuse(codes.InvalidArgument, err)
 	}
 	if pv.Spec.CSI == nil {
 		pv = pv.DeepCopy()
@@ -65,7 +68,7 @@ func (r *CSI) Expand(ctx context.Context, pv *v1.PersistentVolume, target resour
 	}
 	capability, err := csi.VolumeCapability(pv, r.SingleNodeMultiWriter)
 	if err != nil {
-		return resource.Quantity{}, false, refuse(codes.InvalidArgument, err)
+		return resource.Quantity{}, false, csi.Refuse(codes.InvalidArgument, err)
 	}
 	bytes, err := bytesOf(target)
 	if err != nil {
@@ -73,6 +76,7 @@ func (r *CSI) Expand(ctx context.Context, pv *v1.PersistentVolume, target resour
 	}
 	got, nodeStep, err := r.Driver.Expand(ctx, csi.ExpandRequest{
 		VolumeID: src.VolumeHandle, RequiredBytes: bytes, Secrets: secrets, Capability: capability,
+		Timeout: r.Timeout,
 	})
 	if err != nil {
 		return resource.Quantity{}, false, err
@@ -91,34 +95,16 @@ func (r *CSI) UsesSecrets() bool { return true }
 // status (InvalidArgument, OutOfRange) that classes them infeasible.
 func bytesOf(q resource.Quantity) (int64, error) {
 	if q.Sign() <= 0 {
-		return 0, refuse(codes.InvalidArgument, fmt.Errorf("invalid size %s", q.String()))
+		return 0, csi.Refuse(codes.InvalidArgument, fmt.Errorf("invalid size %s", q.String()))
 	}
 	if err := resize.CheckSize(q); err != nil {
-		return 0, refuse(codes.OutOfRange, err)
+		return 0, csi.Refuse(codes.OutOfRange, err)
 	}
 	if q.Cmp(*resource.NewQuantity(math.MaxInt64, resource.BinarySI)) > 0 {
-		return 0, refuse(codes.OutOfRange, fmt.Errorf("size %s is too large for a CSI request", q.String()))
+		return 0, csi.Refuse(codes.OutOfRange, fmt.Errorf("size %s is too large for a CSI request", q.String()))
 	}
 	return q.Value(), nil
 }
-
-// refusal is a request refused before it reached the driver. It reads as its
-// cause and carries code as its gRPC status, so that resize.ClassOf and
-// status.Code see how final it is without the message pretending that the
-// driver answered.
-type refusal struct {
-	code codes.Code
-	err  error
-}
-
-func refuse(code codes.Code, err error) error { return &refusal{code: code, err: err} }
-
-func (r *refusal) Error() string { return r.err.Error() }
-
-func (r *refusal) Unwrap() error { return r.err }
-
-// GRPCStatus returns the status the refusal stands for.
-func (r *refusal) GRPCStatus() *status.Status { return status.New(r.code, r.err.Error()) }
 
 // NodeOnly stands in for drivers that expand on the node only: there is no
 // controller call; the new size goes to the PV and kubelet does the rest.

@@ -181,3 +181,34 @@ func TestBytesOf(t *testing.T) {
 		t.Error("negative size: want an error")
 	}
 }
+
+func TestCSIExpandTimeout(t *testing.T) {
+	// connect gives the client a 5s timeout.
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		want    time.Duration
+	}{
+		{name: "zero leaves the client's timeout", want: 5 * time.Second},
+		{name: "longer than the client's", timeout: time.Hour, want: time.Hour},
+		{name: "shorter than the client's", timeout: 2 * time.Second, want: 2 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := connect(t, csidriver.Config{DriverName: "test.csi.example.com", ControllerExpand: true})
+			r := &CSI{Driver: c, Timeout: tc.timeout}
+			if _, _, err := r.Expand(context.Background(), csiVolume("vol-1"), resource.MustParse("1Gi"), nil); err != nil {
+				t.Fatalf("Expand: %v", err)
+			}
+			calls := d.Calls()
+			if len(calls) != 1 {
+				t.Fatalf("driver calls = %d, want 1", len(calls))
+			}
+			// The deadline travels in the request; allow for the time the
+			// request took to arrive.
+			if got := calls[0].Deadline.Sub(calls[0].Start); got > tc.want || got < tc.want-time.Second {
+				t.Errorf("driver saw a deadline %v after the call arrived, want about %v", got, tc.want)
+			}
+		})
+	}
+}
