@@ -36,8 +36,13 @@ const (
 	// recover from expansion failures (KEP-1790).
 	RecoverVolumeExpansionFailure featuregate.Feature = "RecoverVolumeExpansionFailure"
 
-	// VolumeAttributesClass passes VolumeAttributesClass parameters to the
-	// driver. It is GA upstream and kept here so that setting it is accepted.
+	// VolumeAttributesClass turns on volume modification (KEP-3751): the
+	// resizer calls ControllerModifyVolume with the class's parameters for
+	// claims whose spec.volumeAttributesClassName changes, when the driver
+	// advertises MODIFY_VOLUME and the API server serves storage.k8s.io/v1
+	// VolumeAttributesClass. GA and on by default, as upstream; false turns
+	// modification off, and the volumeattributesclasses RBAC rule is then
+	// not needed.
 	VolumeAttributesClass featuregate.Feature = "VolumeAttributesClass"
 
 	// ReleaseLeaderElectionOnExit releases the leader election Lease on a

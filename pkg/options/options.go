@@ -50,8 +50,19 @@ type Options struct {
 	// Master overrides the API server address of the kubeconfig.
 	Master string
 
-	// Timeout bounds each call to the driver.
+	// Timeout bounds the wait for the driver's socket and the calls that
+	// identify it (GetPluginInfo, Probe, capabilities). When --timeout is
+	// given on the command line it also overrides ResizeTimeout and
+	// ModifyTimeout, as in upstream v2.3.
 	Timeout time.Duration
+	// ResizeTimeout bounds each ControllerExpandVolume call. It holds the
+	// resolved value: --resize-timeout (default 10s), or --timeout when that
+	// was given on the command line.
+	ResizeTimeout time.Duration
+	// ModifyTimeout bounds each ControllerModifyVolume call. It holds the
+	// resolved value: --modify-timeout (default 10s), or --timeout when that
+	// was given on the command line.
+	ModifyTimeout time.Duration
 	// ResyncPeriod is the informer resync period; 0 disables resync.
 	ResyncPeriod time.Duration
 	// RetryIntervalStart is the first back-off of a failed resize.
@@ -94,8 +105,10 @@ type Options struct {
 	// Automaxprocs reports whether --automaxprocs was set. Parse has
 	// already adjusted GOMAXPROCS when it is true.
 	Automaxprocs bool
-	// ExtraModifyMetadata is accepted for compatibility with upstream,
-	// whose volume modification controller uses it.
+	// ExtraModifyMetadata adds the claim's name and namespace and the PV's
+	// name to the mutable parameters of ControllerModifyVolume, under
+	// csi.storage.k8s.io/pvc/name, csi.storage.k8s.io/pvc/namespace and
+	// csi.storage.k8s.io/pv/name.
 	ExtraModifyMetadata bool
 	// ShowVersion asks the caller to print the version and exit 0. When it
 	// is set, Parse skips the validation of the other values.
@@ -156,13 +169,34 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 	if o.Automaxprocs {
 		enableAutomaxprocs()
 	}
-	if o.ShowVersion {
-		return o, nil
+	if !o.ShowVersion {
+		if err := o.validate(); err != nil {
+			return nil, oneLine(err)
+		}
 	}
-	if err := o.validate(); err != nil {
-		return nil, oneLine(err)
-	}
+	o.resolveTimeouts(isSet(fs, "timeout"))
 	return o, nil
+}
+
+// resolveTimeouts applies upstream v2.3's rule: an explicitly set --timeout
+// overrides --resize-timeout and --modify-timeout, even when it is set to its
+// default value; otherwise each of them stands on its own.
+func (o *Options) resolveTimeouts(timeoutSet bool) {
+	if timeoutSet {
+		o.ResizeTimeout = o.Timeout
+		o.ModifyTimeout = o.Timeout
+	}
+}
+
+// isSet tells whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
 }
 
 // newFlagSet registers every flag of the command line on a new FlagSet that
@@ -176,7 +210,9 @@ func newFlagSet(o *Options, featureGates *map[string]bool, knownFeatures []strin
 	fs.StringVar(&o.CSIAddress, "csi-address", "/run/csi/socket", "Address of the CSI driver socket.")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Absolute path to the kubeconfig file. Required only when running out of cluster.")
 	fs.StringVar(&o.Master, "master", "", "Master URL to build a client config from. Either this or kubeconfig needs to be set if the resizer is being run out of cluster.")
-	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "Timeout for waiting for the CSI driver socket and for each call to the driver.")
+	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "Timeout for waiting for the CSI driver socket and for the calls that identify the driver. If set explicitly, it also overrides --resize-timeout and --modify-timeout.")
+	fs.DurationVar(&o.ResizeTimeout, "resize-timeout", 10*time.Second, "Timeout for waiting for the CSI driver to expand a volume (ControllerExpandVolume). Overridden by --timeout when that is set explicitly.")
+	fs.DurationVar(&o.ModifyTimeout, "modify-timeout", 10*time.Second, "Timeout for waiting for the CSI driver to modify a volume (ControllerModifyVolume). Overridden by --timeout when that is set explicitly.")
 	fs.IntVar(&o.Workers, "workers", 10, "Concurrency to process multiple resize requests.")
 	fs.DurationVar(&o.ResyncPeriod, "resync-period", 10*time.Minute, "Resync period for cache.")
 	fs.DurationVar(&o.RetryIntervalStart, "retry-interval-start", time.Second, "Initial retry interval of failed volume resize. It exponentially increases with each failure, up to retry-interval-max.")
@@ -201,7 +237,7 @@ func newFlagSet(o *Options, featureGates *map[string]bool, knownFeatures []strin
 	fs.StringVar(&o.MetricsPath, "metrics-path", "/metrics", "The HTTP `path` where prometheus metrics will be exposed.")
 
 	fs.BoolVar(&o.Automaxprocs, "automaxprocs", false, "automatically set GOMAXPROCS to match Linux container CPU quota")
-	fs.BoolVar(&o.ExtraModifyMetadata, "extra-modify-metadata", false, "If set, add pv/pvc metadata to plugin modify requests as parameters. Accepted for compatibility.")
+	fs.BoolVar(&o.ExtraModifyMetadata, "extra-modify-metadata", false, "If set, add pv/pvc metadata to plugin modify requests as parameters: csi.storage.k8s.io/pvc/name, csi.storage.k8s.io/pvc/namespace and csi.storage.k8s.io/pv/name.")
 	fs.BoolVar(&o.ShowVersion, "version", false, "Show version.")
 
 	// --v, --vmodule, --logging-format, --log-flush-frequency and the

@@ -36,7 +36,8 @@ import (
 // designFlags are the flags of DESIGN.md §8, without dashes. Renaming or
 // dropping one breaks existing Deployments.
 var designFlags = []string{
-	"csi-address", "kubeconfig", "master", "timeout", "workers", "resync-period",
+	"csi-address", "kubeconfig", "master", "timeout", "resize-timeout",
+	"modify-timeout", "workers", "resync-period",
 	"retry-interval-start", "retry-interval-max", "handle-volume-inuse-error",
 	"feature-gates", "leader-election", "leader-election-namespace",
 	"leader-election-lease-duration", "leader-election-renew-deadline",
@@ -87,6 +88,8 @@ func TestDefaults(t *testing.T) {
 		{name: "kubeconfig", got: o.Kubeconfig, want: ""},
 		{name: "master", got: o.Master, want: ""},
 		{name: "timeout", got: o.Timeout, want: 10 * time.Second},
+		{name: "resize-timeout", got: o.ResizeTimeout, want: 10 * time.Second},
+		{name: "modify-timeout", got: o.ModifyTimeout, want: 10 * time.Second},
 		{name: "workers", got: o.Workers, want: 10},
 		{name: "resync-period", got: o.ResyncPeriod, want: 10 * time.Minute},
 		{name: "retry-interval-start", got: o.RetryIntervalStart, want: time.Second},
@@ -203,6 +206,65 @@ func isValueOf(arg string) bool {
 	return !strings.Contains(arg, "=") && arg != "leader-election" && arg != "extra-modify-metadata"
 }
 
+func TestTimeouts(t *testing.T) {
+	tests := []struct {
+		name        string
+		args        []string // "name=value" or "name value", without dashes; each case runs with - and --
+		wantTimeout time.Duration
+		wantResize  time.Duration
+		wantModify  time.Duration
+	}{
+		{name: "none set", wantTimeout: 10 * time.Second, wantResize: 10 * time.Second, wantModify: 10 * time.Second},
+		{name: "only timeout", args: []string{"timeout=2m"},
+			wantTimeout: 2 * time.Minute, wantResize: 2 * time.Minute, wantModify: 2 * time.Minute},
+		{name: "only resize-timeout", args: []string{"resize-timeout=1m"},
+			wantTimeout: 10 * time.Second, wantResize: time.Minute, wantModify: 10 * time.Second},
+		{name: "only modify-timeout", args: []string{"modify-timeout=30m"},
+			wantTimeout: 10 * time.Second, wantResize: 10 * time.Second, wantModify: 30 * time.Minute},
+		{name: "both new ones", args: []string{"resize-timeout=5m", "modify-timeout=30m"},
+			wantTimeout: 10 * time.Second, wantResize: 5 * time.Minute, wantModify: 30 * time.Minute},
+		{name: "new ones below timeout's default", args: []string{"resize-timeout=1s", "modify-timeout=2s"},
+			wantTimeout: 10 * time.Second, wantResize: time.Second, wantModify: 2 * time.Second},
+		{name: "timeout overrides both", args: []string{"timeout=2m", "resize-timeout=5m", "modify-timeout=30m"},
+			wantTimeout: 2 * time.Minute, wantResize: 2 * time.Minute, wantModify: 2 * time.Minute},
+		{name: "timeout overrides whatever the order", args: []string{"resize-timeout=5m", "modify-timeout=30m", "timeout=2m"},
+			wantTimeout: 2 * time.Minute, wantResize: 2 * time.Minute, wantModify: 2 * time.Minute},
+		{name: "timeout at its default value still overrides", args: []string{"timeout=10s", "resize-timeout=1m"},
+			wantTimeout: 10 * time.Second, wantResize: 10 * time.Second, wantModify: 10 * time.Second},
+		{name: "timeout as a separate argument", args: []string{"timeout 10s", "modify-timeout 1m"},
+			wantTimeout: 10 * time.Second, wantResize: 10 * time.Second, wantModify: 10 * time.Second},
+		{name: "resize-timeout as a separate argument", args: []string{"resize-timeout 1m"},
+			wantTimeout: 10 * time.Second, wantResize: time.Minute, wantModify: 10 * time.Second},
+	}
+	for _, tc := range tests {
+		for _, dash := range []string{"-", "--"} {
+			t.Run(tc.name+" "+dash, func(t *testing.T) {
+				var args []string
+				for _, a := range tc.args {
+					name, value, separate := strings.Cut(a, " ")
+					args = append(args, dash+name)
+					if separate {
+						args = append(args, value)
+					}
+				}
+				o := mustParse(t, args...)
+				got := []time.Duration{o.Timeout, o.ResizeTimeout, o.ModifyTimeout}
+				want := []time.Duration{tc.wantTimeout, tc.wantResize, tc.wantModify}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("Parse(%q): timeout, resize, modify = %v, want %v", args, got, want)
+				}
+			})
+		}
+	}
+}
+
+func TestTimeoutsResolvedWithVersion(t *testing.T) {
+	o := mustParse(t, "--version", "--timeout=1m")
+	if o.ResizeTimeout != time.Minute || o.ModifyTimeout != time.Minute {
+		t.Errorf("resize, modify = %v, %v, want 1m0s for both", o.ResizeTimeout, o.ModifyTimeout)
+	}
+}
+
 func TestVerbosityApplied(t *testing.T) {
 	mustParse(t, "--v=4")
 	if !klog.V(4).Enabled() {
@@ -223,6 +285,12 @@ func TestParseErrors(t *testing.T) {
 			wantErr: `invalid value "x" for flag -workers: parse error`},
 		{name: "bad duration", args: []string{"-timeout=10"},
 			wantErr: `invalid value "10" for flag -timeout: parse error`},
+		{name: "bad resize-timeout", args: []string{"--resize-timeout=soon"},
+			wantErr: `invalid value "soon" for flag -resize-timeout: parse error`},
+		{name: "bad modify-timeout", args: []string{"-modify-timeout=30"},
+			wantErr: `invalid value "30" for flag -modify-timeout: parse error`},
+		{name: "modify-timeout without value", args: []string{"--modify-timeout"},
+			wantErr: "flag needs an argument: -modify-timeout"},
 		{name: "bad bool", args: []string{"--leader-election=maybe"},
 			wantErr: `invalid boolean value "maybe" for -leader-election: parse error`},
 		{name: "unknown flag", args: []string{"--no-such-flag"},

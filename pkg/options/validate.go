@@ -40,6 +40,14 @@ func (o *Options) validate() error {
 	if o.Timeout <= 0 {
 		add("timeout", o.Timeout, "must be greater than zero")
 	}
+	// The values given, before --timeout overrides them: a bad value is a
+	// mistake even when it would not be used.
+	if o.ResizeTimeout <= 0 {
+		add("resize-timeout", o.ResizeTimeout, "must be greater than zero")
+	}
+	if o.ModifyTimeout <= 0 {
+		add("modify-timeout", o.ModifyTimeout, "must be greater than zero")
+	}
 	if o.ResyncPeriod < 0 {
 		add("resync-period", o.ResyncPeriod, "must not be negative (0 disables resync)")
 	}
