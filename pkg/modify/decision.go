@@ -1,0 +1,239 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package modify holds the volume modification state machine
+// (VolumeAttributesClass, KEP-3751): a pure decision, made from a claim's
+// recorded state, of what should happen to its volume's class now. It does
+// no I/O; the controller carries the decision out, in the same sync as the
+// resize decision of package resize.
+package modify
+
+import (
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
+)
+
+// Action is what the controller should do with a claim's class now.
+type Action int
+
+const (
+	// None: nothing to do (the claim is at its class, or nothing asks for one).
+	None Action = iota
+	// Modify: record the intent when asked, then call ControllerModifyVolume
+	// with Decision.Target's parameters.
+	Modify
+	// Pend: the class does not exist yet; record Pending for Decision.Target
+	// and wait for the class to be created, with no driver call.
+	Pend
+	// Refuse: the target cannot be sent to this driver (a class of another
+	// driver, a volume that cannot carry a class); record it as infeasible
+	// and wait for the user, with no driver call.
+	Refuse
+	// Cancel: drop the recorded modification (the user set the class back),
+	// with no driver call: the volume is still at its current class.
+	Cancel
+	// Wait: an infeasible target is not retried before Decision.RetryAfter.
+	Wait
+	// Blocked: the unfinished modification's class is gone; nothing can be
+	// done until it is created again.
+	Blocked
+)
+
+// String names the action for logs.
+func (a Action) String() string {
+	return [...]string{"none", "modify", "pend", "refuse", "cancel", "wait", "blocked"}[a]
+}
+
+// Recorded is pvc.status.modifyVolumeStatus.
+type Recorded struct {
+	Target string
+	Status v1.PersistentVolumeClaimModifyVolumeStatus
+}
+
+// Failure is what the controller remembers of a claim's last failed
+// modification. It lives in memory only; the recorded error condition
+// stands in for it after a restart.
+type Failure struct {
+	Class  resize.Class
+	Target string
+	At     time.Time
+}
+
+// State is everything the decision looks at.
+type State struct {
+	// Driver is this resizer's driver name.
+	Driver string
+	// Spec is pvc.spec.volumeAttributesClassName, "" when unset.
+	Spec string
+	// Current is pvc.status.currentVolumeAttributesClassName, "" when unset.
+	Current string
+	// Recorded is pvc.status.modifyVolumeStatus, nil when unset.
+	Recorded *Recorded
+	// Modifying is true when the claim carries the ModifyingVolume condition.
+	Modifying bool
+	// ErrorCode is the gRPC code (its name, as the ModifyVolumeError
+	// condition's reason records it) of the last recorded failure; "" when
+	// the claim has no ModifyVolumeError condition.
+	ErrorCode string
+	// ErrorAt is when that failure was recorded.
+	ErrorAt time.Time
+	// LastFailure is the remembered failure of the last attempt, if any.
+	LastFailure *Failure
+	// Classes maps the names of the classes the decision may need (the
+	// spec's and the recorded target's) to their driver; a class that does
+	// not exist is absent.
+	Classes map[string]string
+	// NotCSI explains why the volume cannot carry a class (an in-tree
+	// volume migrated to CSI: Kubernetes allows a VolumeAttributesClass on
+	// CSI volumes only); "" for CSI volumes.
+	NotCSI string
+}
+
+// Decision is the outcome of Decide.
+type Decision struct {
+	Action Action
+	// Target is the class to modify to, that pends, is refused, waits or is
+	// blocked; for Cancel, the class whose modification is dropped.
+	Target string
+	// RecordIntent is true when the claim's status does not yet say that
+	// Target is in progress, or still carries a final failure that the new
+	// attempt must clear.
+	RecordIntent bool
+	// RetryAfter is how long to wait (Wait).
+	RetryAfter time.Duration
+	// Reason explains the decision in logs and in the events of Refuse,
+	// Pend, Cancel and Blocked.
+	Reason string
+}
+
+// Decide says what should happen to a claim's class now. infeasibleRetry is
+// how long an infeasible target waits before it is tried again.
+func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
+	if t, ok := s.unfinished(); ok {
+		return s.finish(t)
+	}
+	switch {
+	case s.Spec == "" || s.Spec == s.Current:
+		return s.settle()
+	case s.NotCSI != "":
+		return Decision{Action: Refuse, Target: s.Spec, Reason: s.NotCSI}
+	}
+	driver, exists := s.Classes[s.Spec]
+	switch {
+	case !exists:
+		return Decision{Action: Pend, Target: s.Spec, RecordIntent: !s.recorded(s.Spec, v1.PersistentVolumeClaimModifyVolumePending),
+			Reason: fmt.Sprintf("VolumeAttributesClass %q does not exist: the modification starts when it is created", s.Spec)}
+	case driver != s.Driver:
+		return Decision{Action: Refuse, Target: s.Spec,
+			Reason: fmt.Sprintf("VolumeAttributesClass %q is for driver %q, not %q: set a class of driver %q", s.Spec, driver, s.Driver, s.Driver)}
+	}
+	if wait := s.infeasibleWait(now, infeasibleRetry); wait > 0 {
+		return Decision{Action: Wait, Target: s.Spec, RetryAfter: wait,
+			Reason: fmt.Sprintf("class %q was infeasible; retrying in %s unless the class changes", s.Spec, wait.Round(time.Second))}
+	}
+	return Decision{Action: Modify, Target: s.Spec, RecordIntent: !s.intentRecorded(s.Spec),
+		Reason: fmt.Sprintf("modifying to class %q", s.Spec)}
+}
+
+// unfinished returns the recorded target of a driver call that may still
+// complete in the backend: recorded InProgress, and neither remembered nor
+// recorded to have failed for sure. Such a target is finished whatever the
+// spec says now, so that the volume never ends between two classes.
+func (s State) unfinished() (string, bool) {
+	r := s.Recorded
+	if r == nil || r.Status != v1.PersistentVolumeClaimModifyVolumeInProgress {
+		return "", false
+	}
+	if f := s.LastFailure; f != nil && f.Target == r.Target {
+		return r.Target, !f.Class.Final()
+	}
+	return r.Target, !s.errorRecorded() || !ClassOfCode(s.ErrorCode).Final()
+}
+
+// finish retries the unfinished target t, whose intent is already recorded.
+func (s State) finish(t string) Decision {
+	switch driver, exists := s.Classes[t]; {
+	case s.NotCSI != "":
+		return Decision{Action: Blocked, Target: t, Reason: s.NotCSI}
+	case !exists:
+		return Decision{Action: Blocked, Target: t,
+			Reason: fmt.Sprintf("the unfinished modification to class %q cannot be retried: the VolumeAttributesClass no longer exists; create it again", t)}
+	case driver != s.Driver:
+		return Decision{Action: Blocked, Target: t,
+			Reason: fmt.Sprintf("the unfinished modification to class %q cannot be retried: the VolumeAttributesClass is now for driver %q", t, driver)}
+	}
+	why := fmt.Sprintf("finishing the unfinished modification to class %q", t)
+	if s.Spec != t {
+		why += fmt.Sprintf(" before class %q", s.Spec)
+	}
+	return Decision{Action: Modify, Target: t, Reason: why}
+}
+
+// settle handles a spec that asks for no change: unset, or the current
+// class. Whatever is recorded did not change the volume (unfinished calls
+// were handled before), so it is dropped without a driver call.
+func (s State) settle() Decision {
+	if s.Recorded == nil && !s.Modifying && !s.errorRecorded() {
+		return Decision{Action: None, Reason: "the volume is at the requested class"}
+	}
+	target := s.Current
+	if s.Recorded != nil {
+		target = s.Recorded.Target
+	}
+	why := "the class was set back to its current one"
+	if s.Spec == "" {
+		why = "the class was unset"
+	}
+	return Decision{Action: Cancel, Target: target, Reason: why}
+}
+
+// infeasibleWait is how long the spec's class must still wait after an
+// infeasible failure at that class; 0 when it may be tried now. The
+// remembered failure is used first, else the recorded one, so that a
+// restart does not retry an infeasible class at once.
+func (s State) infeasibleWait(now time.Time, retry time.Duration) time.Duration {
+	var at time.Time
+	switch f := s.LastFailure; {
+	case f != nil && f.Target == s.Spec:
+		if f.Class != resize.Infeasible {
+			return 0
+		}
+		at = f.At
+	case s.recorded(s.Spec, v1.PersistentVolumeClaimModifyVolumeInfeasible) && !s.ErrorAt.IsZero():
+		at = s.ErrorAt
+	default:
+		return 0
+	}
+	// A failure "in the future" (the clock went back) waits no longer than
+	// a fresh one.
+	return min(at.Add(retry).Sub(now), retry)
+}
+
+// intentRecorded is true when the status already says target is in
+// progress with no failure to clear.
+func (s State) intentRecorded(target string) bool {
+	return s.recorded(target, v1.PersistentVolumeClaimModifyVolumeInProgress) && !s.errorRecorded()
+}
+
+func (s State) recorded(target string, status v1.PersistentVolumeClaimModifyVolumeStatus) bool {
+	return s.Recorded != nil && s.Recorded.Target == target && s.Recorded.Status == status
+}
+
+func (s State) errorRecorded() bool { return s.ErrorCode != "" }
