@@ -50,10 +50,83 @@ csi-resizer.flagName: an argument → its flag name ("--workers=3" and
 {{- end -}}
 
 {{/*
+csi-resizer.gates: (the resizer values) → the feature gates the resizer gets,
+as a JSON object of name → value. It merges featureGates, the --feature-gates
+of additionalArgs (which win for the same gate) and, with
+volumeModification.enabled=false, VolumeAttributesClass=false, so that the
+container gets one --feature-gates and the gate agrees with the ClusterRole.
+*/}}
+{{- define "csi-resizer.gates" -}}
+{{- $v := . -}}
+{{- $gates := dict -}}
+{{- range $name, $on := $v.featureGates -}}
+{{- $_ := set $gates $name (toString $on) -}}
+{{- end -}}
+{{- range $v.additionalArgs -}}
+{{- if eq (include "csi-resizer.flagName" .) "feature-gates" -}}
+{{- range (toString . | splitList "=" | rest | join "=" | splitList ",") -}}
+{{- $pair := splitList "=" (trim .) -}}
+{{- if eq (len $pair) 2 -}}
+{{- $_ := set $gates (trim (first $pair)) (trim (last $pair)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if ne (include "csi-resizer.enabled" (list ($v.volumeModification | default dict) "enabled" true)) "true" -}}
+{{- if has (lower (get $gates "VolumeAttributesClass")) (list "true" "t" "1") -}}
+{{- fail "volumeModification.enabled=false contradicts the feature gate VolumeAttributesClass=true (featureGates or additionalArgs): remove the gate, or set volumeModification.enabled=true" -}}
+{{- end -}}
+{{- $_ := set $gates "VolumeAttributesClass" "false" -}}
+{{- end -}}
+{{- toJson $gates -}}
+{{- end -}}
+
+{{/*
+csi-resizer.featureGates: (the resizer values) → the value of --feature-gates,
+"A=true,B=false" sorted by name, or nothing.
+*/}}
+{{- define "csi-resizer.featureGates" -}}
+{{- $list := list -}}
+{{- range $name, $on := include "csi-resizer.gates" . | fromJson -}}
+{{- $list = append $list (printf "%s=%s" $name $on) -}}
+{{- end -}}
+{{- join "," $list -}}
+{{- end -}}
+
+{{/*
+csi-resizer.volumeModification: (the resizer values) → "true" when the
+resizer may modify volumes (volumeModification.enabled, and the
+VolumeAttributesClass gate not set false), else "false". The ClusterRole
+gets the volumeattributesclasses rule only then.
+*/}}
+{{- define "csi-resizer.volumeModification" -}}
+{{- $gate := get (include "csi-resizer.gates" . | fromJson) "VolumeAttributesClass" | toString | lower -}}
+{{- not (has $gate (list "false" "f" "0")) -}}
+{{- end -}}
+
+{{/*
+csi-resizer.timeoutFlags: (the resizer values) → "true" when the resizer
+gets --resize-timeout and --modify-timeout instead of --timeout: one of them
+is set in the values or in additionalArgs. An explicit --timeout would
+override both, so it is left out then, and an unset one is passed as timeout.
+*/}}
+{{- define "csi-resizer.timeoutFlags" -}}
+{{- $v := . -}}
+{{- $set := or (include "csi-resizer.value" (list $v "resizeTimeout" "")) (include "csi-resizer.value" (list $v "modifyTimeout" "")) -}}
+{{- range $v.additionalArgs -}}
+{{- if has (include "csi-resizer.flagName" .) (list "resize-timeout" "modify-timeout") -}}
+{{- $set = true -}}
+{{- end -}}
+{{- end -}}
+{{- ternary "true" "false" (not (not $set)) -}}
+{{- end -}}
+
+{{/*
 csi-resizer.args: the resizer's arguments as a YAML list. The generated
 arguments are collected in a dict keyed by flag name; an additional argument
 whose flag name is a key replaces that entry (keeping its place), every other
-additional argument is appended in its order.
+additional argument is appended in its order. --feature-gates is the
+exception: its gates are merged into ours (see csi-resizer.featureGates).
 */}}
 {{- define "csi-resizer.args" -}}
 {{- $v := .Values -}}
@@ -62,23 +135,28 @@ additional argument is appended in its order.
 {{- $args := dict -}}
 {{- $_ := set $args "csi-address" (printf "--csi-address=%s" (include "csi-resizer.value" (list $v "csiAddress" "/csi/csi.sock"))) -}}
 {{- $_ = set $args "v" (printf "--v=%s" (include "csi-resizer.value" (list $v "logLevel" 2))) -}}
-{{- $_ = set $args "timeout" (printf "--timeout=%s" (include "csi-resizer.value" (list $v "timeout" "10s"))) -}}
+{{- $timeout := include "csi-resizer.value" (list $v "timeout" "10s") -}}
+{{- if eq (include "csi-resizer.timeoutFlags" $v) "true" -}}
+{{- $_ = set $args "resize-timeout" (printf "--resize-timeout=%s" (include "csi-resizer.value" (list $v "resizeTimeout" $timeout))) -}}
+{{- $_ = set $args "modify-timeout" (printf "--modify-timeout=%s" (include "csi-resizer.value" (list $v "modifyTimeout" $timeout))) -}}
+{{- else -}}
+{{- $_ = set $args "timeout" (printf "--timeout=%s" $timeout) -}}
+{{- end -}}
 {{- $_ = set $args "workers" (printf "--workers=%s" (include "csi-resizer.value" (list $v "workers" 10))) -}}
 {{- $_ = set $args "kube-api-qps" (printf "--kube-api-qps=%s" (include "csi-resizer.value" (list $v "kubeApiQps" 5))) -}}
 {{- $_ = set $args "kube-api-burst" (printf "--kube-api-burst=%s" (include "csi-resizer.value" (list $v "kubeApiBurst" 10))) -}}
 {{- $_ = set $args "handle-volume-inuse-error" (printf "--handle-volume-inuse-error=%s" (include "csi-resizer.enabled" (list $v "handleVolumeInUseError" true))) -}}
-{{- with $v.featureGates -}}
-{{- $gates := list -}}
-{{- range $name, $on := . -}}
-{{- $gates = append $gates (printf "%s=%v" $name $on) -}}
-{{- end -}}
-{{- $_ = set $args "feature-gates" (printf "--feature-gates=%s" (join "," $gates)) -}}
+{{- with include "csi-resizer.featureGates" $v -}}
+{{- $_ = set $args "feature-gates" (printf "--feature-gates=%s" .) -}}
 {{- end -}}
 {{- with include "csi-resizer.value" (list $v "retryIntervalStart" "") -}}
 {{- $_ = set $args "retry-interval-start" (printf "--retry-interval-start=%s" .) -}}
 {{- end -}}
 {{- with include "csi-resizer.value" (list $v "retryIntervalMax" "") -}}
 {{- $_ = set $args "retry-interval-max" (printf "--retry-interval-max=%s" .) -}}
+{{- end -}}
+{{- if eq (include "csi-resizer.enabled" (list $v "extraModifyMetadata" false)) "true" -}}
+{{- $_ = set $args "extra-modify-metadata" "--extra-modify-metadata" -}}
 {{- end -}}
 {{- if eq (include "csi-resizer.enabled" (list $le "enabled" true)) "true" -}}
 {{- $_ = set $args "leader-election" "--leader-election" -}}
@@ -108,14 +186,16 @@ additional argument is appended in its order.
 {{- $extra := list -}}
 {{- range $v.additionalArgs -}}
 {{- $name := include "csi-resizer.flagName" . -}}
-{{- if and $name (hasKey $args $name) -}}
+{{- if eq $name "feature-gates" -}}
+{{- /* Merged into ours by csi-resizer.featureGates. */ -}}
+{{- else if and $name (hasKey $args $name) -}}
 {{- $_ = set $args $name (toString .) -}}
 {{- else -}}
 {{- $extra = append $extra (toString .) -}}
 {{- end -}}
 {{- end -}}
 {{- $list := list -}}
-{{- range list "csi-address" "v" "timeout" "workers" "kube-api-qps" "kube-api-burst" "handle-volume-inuse-error" "feature-gates" "retry-interval-start" "retry-interval-max" "leader-election" "leader-election-namespace" "leader-election-lease-duration" "leader-election-renew-deadline" "leader-election-retry-period" "leader-election-labels" "http-endpoint" -}}
+{{- range list "csi-address" "v" "timeout" "resize-timeout" "modify-timeout" "workers" "kube-api-qps" "kube-api-burst" "handle-volume-inuse-error" "feature-gates" "retry-interval-start" "retry-interval-max" "extra-modify-metadata" "leader-election" "leader-election-namespace" "leader-election-lease-duration" "leader-election-renew-deadline" "leader-election-retry-period" "leader-election-labels" "http-endpoint" -}}
 {{- if hasKey $args . -}}
 {{- $list = append $list (get $args .) -}}
 {{- end -}}
