@@ -41,6 +41,35 @@ type Claim struct {
 	ResizeStatus *v1.ClaimResourceStatus
 	// Conditions are kept whole: a status patch writes the whole list.
 	Conditions []v1.PersistentVolumeClaimCondition
+	// Classes is nil for the many claims that use no
+	// VolumeAttributesClass, so that they pay one pointer for them.
+	Classes *ClaimClasses
+}
+
+// ClaimClasses are a claim's VolumeAttributesClass fields.
+type ClaimClasses struct {
+	// Spec is spec.volumeAttributesClassName.
+	Spec *string
+	// Current is status.currentVolumeAttributesClassName.
+	Current *string
+	// Modify is status.modifyVolumeStatus.
+	Modify *v1.ModifyVolumeStatus
+}
+
+func classesOf(pvc *v1.PersistentVolumeClaim) *ClaimClasses {
+	spec, current, modify := pvc.Spec.VolumeAttributesClassName, pvc.Status.CurrentVolumeAttributesClassName, pvc.Status.ModifyVolumeStatus
+	if spec == nil && current == nil && modify == nil {
+		return nil // no allocation for the common case
+	}
+	return &ClaimClasses{Spec: spec, Current: current, Modify: modify}
+}
+
+// DeepCopy returns an independent copy; nil stays nil.
+func (c *ClaimClasses) DeepCopy() *ClaimClasses {
+	if c == nil {
+		return nil
+	}
+	return &ClaimClasses{Spec: copyString(c.Spec), Current: copyString(c.Current), Modify: c.Modify.DeepCopy()}
 }
 
 var _ runtime.Object = &Claim{}
@@ -58,6 +87,7 @@ func NewClaim(pvc *v1.PersistentVolumeClaim) *Claim {
 		Capacity:         storage(pvc.Status.Capacity),
 		Allocated:        storage(pvc.Status.AllocatedResources),
 		Conditions:       pvc.Status.Conditions,
+		Classes:          classesOf(pvc),
 	}
 	if s, ok := pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage]; ok {
 		c.ResizeStatus = &s
@@ -81,6 +111,11 @@ func (c *Claim) PVC() *v1.PersistentVolumeClaim {
 			Conditions:         copyConditions(c.Conditions),
 		},
 	}
+	if cc := c.Classes.DeepCopy(); cc != nil {
+		pvc.Spec.VolumeAttributesClassName = cc.Spec
+		pvc.Status.CurrentVolumeAttributesClassName = cc.Current
+		pvc.Status.ModifyVolumeStatus = cc.Modify
+	}
 	if c.ResizeStatus != nil {
 		pvc.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: *c.ResizeStatus}
 	}
@@ -102,6 +137,7 @@ func (c *Claim) DeepCopyObject() runtime.Object {
 		out.ResizeStatus = &s
 	}
 	out.Conditions = copyConditions(c.Conditions)
+	out.Classes = c.Classes.DeepCopy()
 	return &out
 }
 

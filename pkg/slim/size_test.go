@@ -34,6 +34,8 @@ func wireClaim(i int) []byte {
 	pvc.Name, pvc.UID = fmt.Sprintf("data-%05d", i), types.UID(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))
 	pvc.Spec.VolumeName = fmt.Sprintf("pvc-%08d-0000-4000-8000-000000000000", i)
 	pvc.Status.AllocatedResources, pvc.Status.AllocatedResourceStatuses, pvc.Status.Conditions = nil, nil, nil
+	// Most claims use no VolumeAttributesClass.
+	pvc.Spec.VolumeAttributesClassName, pvc.Status.CurrentVolumeAttributesClassName, pvc.Status.ModifyVolumeStatus = nil, nil, nil
 	data, err := pvc.Marshal()
 	if err != nil {
 		panic(err)

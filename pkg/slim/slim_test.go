@@ -58,10 +58,11 @@ func fullClaim() *v1.PersistentVolumeClaim {
 	return &v1.PersistentVolumeClaim{
 		ObjectMeta: fullMeta("data", "ns"),
 		Spec: v1.PersistentVolumeClaimSpec{
-			AccessModes:      []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-			StorageClassName: ptr.To("fast"),
-			VolumeName:       "pv-1",
-			VolumeMode:       ptr.To(v1.PersistentVolumeFilesystem),
+			AccessModes:               []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			StorageClassName:          ptr.To("fast"),
+			VolumeName:                "pv-1",
+			VolumeMode:                ptr.To(v1.PersistentVolumeFilesystem),
+			VolumeAttributesClassName: ptr.To("gold"),
 			Resources: v1.VolumeResourceRequirements{
 				Requests: v1.ResourceList{v1.ResourceStorage: twoGi, "example.com/iops": resource.MustParse("100")},
 				Limits:   v1.ResourceList{v1.ResourceStorage: twoGi},
@@ -76,6 +77,8 @@ func fullClaim() *v1.PersistentVolumeClaim {
 			Conditions: []v1.PersistentVolumeClaimCondition{
 				{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue, LastTransitionTime: now},
 			},
+			CurrentVolumeAttributesClassName: ptr.To("silver"),
+			ModifyVolumeStatus:               &v1.ModifyVolumeStatus{TargetVolumeAttributesClassName: "gold", Status: v1.PersistentVolumeClaimModifyVolumeInProgress},
 		},
 	}
 }
@@ -84,9 +87,10 @@ func TestClaimKeepsWhatTheResizerReads(t *testing.T) {
 	want := &v1.PersistentVolumeClaim{
 		ObjectMeta: keptMeta("data", "ns"),
 		Spec: v1.PersistentVolumeClaimSpec{
-			StorageClassName: ptr.To("fast"),
-			VolumeName:       "pv-1",
-			Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: twoGi}},
+			StorageClassName:          ptr.To("fast"),
+			VolumeName:                "pv-1",
+			Resources:                 v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: twoGi}},
+			VolumeAttributesClassName: ptr.To("gold"),
 		},
 		Status: v1.PersistentVolumeClaimStatus{
 			Phase:                     v1.ClaimBound,
@@ -96,6 +100,8 @@ func TestClaimKeepsWhatTheResizerReads(t *testing.T) {
 			Conditions: []v1.PersistentVolumeClaimCondition{
 				{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue, LastTransitionTime: now},
 			},
+			CurrentVolumeAttributesClassName: ptr.To("silver"),
+			ModifyVolumeStatus:               &v1.ModifyVolumeStatus{TargetVolumeAttributesClassName: "gold", Status: v1.PersistentVolumeClaimModifyVolumeInProgress},
 		},
 	}
 	obj, err := TransformClaim(fullClaim())
@@ -112,7 +118,8 @@ func TestClaimWithoutOptionalFields(t *testing.T) {
 	pvc := &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "bare", Namespace: "ns"}}
 	got := NewClaim(pvc).PVC()
 	if got.Spec.Resources.Requests != nil || got.Status.Capacity != nil || got.Status.AllocatedResources != nil ||
-		got.Status.AllocatedResourceStatuses != nil || got.Status.Conditions != nil || got.Annotations != nil {
+		got.Status.AllocatedResourceStatuses != nil || got.Status.Conditions != nil || got.Annotations != nil ||
+		got.Spec.VolumeAttributesClassName != nil || got.Status.CurrentVolumeAttributesClassName != nil || got.Status.ModifyVolumeStatus != nil {
 		t.Errorf("bare claim came back with fields it did not have: %+v", got)
 	}
 }
@@ -129,6 +136,7 @@ func TestVolumeKeepsWhatTheResizerReads(t *testing.T) {
 			MountOptions:                  []string{"noatime"},
 			VolumeMode:                    ptr.To(v1.PersistentVolumeBlock),
 			NodeAffinity:                  &v1.VolumeNodeAffinity{},
+			VolumeAttributesClassName:     ptr.To("gold"),
 			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
 				Driver: "d", VolumeHandle: "h", FSType: "xfs", ReadOnly: true,
 				VolumeAttributes:          map[string]string{"storage.kubernetes.io/csiProvisionerIdentity": "123"},
@@ -141,12 +149,13 @@ func TestVolumeKeepsWhatTheResizerReads(t *testing.T) {
 	want := &v1.PersistentVolume{
 		ObjectMeta: keptMeta("pv-1", ""),
 		Spec: v1.PersistentVolumeSpec{
-			Capacity:         v1.ResourceList{v1.ResourceStorage: oneGi},
-			AccessModes:      []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-			ClaimRef:         &v1.ObjectReference{Namespace: "ns", Name: "data", UID: "uid-data"},
-			StorageClassName: "fast",
-			MountOptions:     []string{"noatime"},
-			VolumeMode:       ptr.To(v1.PersistentVolumeBlock),
+			Capacity:                  v1.ResourceList{v1.ResourceStorage: oneGi},
+			AccessModes:               []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			ClaimRef:                  &v1.ObjectReference{Namespace: "ns", Name: "data", UID: "uid-data"},
+			StorageClassName:          "fast",
+			MountOptions:              []string{"noatime"},
+			VolumeMode:                ptr.To(v1.PersistentVolumeBlock),
+			VolumeAttributesClassName: ptr.To("gold"),
 			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
 				Driver: "d", VolumeHandle: "h", FSType: "xfs", ReadOnly: true,
 				ControllerExpandSecretRef: &v1.SecretReference{Name: "expand", Namespace: "ns"},
@@ -198,6 +207,8 @@ func TestCopiesAreIndependent(t *testing.T) {
 	cp.Conditions[0].Message = "changed"
 	*cp.StorageClassName = "other"
 	*cp.ResizeStatus = v1.PersistentVolumeClaimNodeResizePending
+	*cp.Classes.Spec, *cp.Classes.Current = "other", "other"
+	cp.Classes.Modify.Status = v1.PersistentVolumeClaimModifyVolumeInfeasible
 	if after := c.PVC(); !apiequality.Semantic.DeepEqual(after, before) {
 		t.Errorf("projection changed through a copy (-after +before):\n%s", diff.Diff(after, before))
 	}
@@ -205,12 +216,13 @@ func TestCopiesAreIndependent(t *testing.T) {
 	v := NewVolume(&v1.PersistentVolume{
 		ObjectMeta: fullMeta("pv-1", ""),
 		Spec: v1.PersistentVolumeSpec{
-			Capacity:               v1.ResourceList{v1.ResourceStorage: oneGi},
-			AccessModes:            []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-			ClaimRef:               &v1.ObjectReference{Name: "data"},
-			MountOptions:           []string{"noatime"},
-			VolumeMode:             ptr.To(v1.PersistentVolumeFilesystem),
-			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: "d"}},
+			Capacity:                  v1.ResourceList{v1.ResourceStorage: oneGi},
+			AccessModes:               []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			ClaimRef:                  &v1.ObjectReference{Name: "data"},
+			MountOptions:              []string{"noatime"},
+			VolumeMode:                ptr.To(v1.PersistentVolumeFilesystem),
+			VolumeAttributesClassName: ptr.To("gold"),
+			PersistentVolumeSource:    v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: "d"}},
 		},
 	})
 	vBefore := v.PV()
@@ -222,6 +234,7 @@ func TestCopiesAreIndependent(t *testing.T) {
 		pv.Spec.AccessModes[0] = v1.ReadOnlyMany
 		pv.Spec.MountOptions[0] = "sync"
 		*pv.Spec.VolumeMode = v1.PersistentVolumeBlock
+		*pv.Spec.VolumeAttributesClassName = "other"
 	}
 	if after := v.PV(); !apiequality.Semantic.DeepEqual(after, vBefore) {
 		t.Errorf("projection changed through a copy (-after +before):\n%s", diff.Diff(after, vBefore))
@@ -236,6 +249,9 @@ func mutateClaim(pvc *v1.PersistentVolumeClaim) {
 	pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage] = v1.PersistentVolumeClaimNodeResizePending
 	pvc.Status.Conditions[0].Message = "changed"
 	*pvc.Spec.StorageClassName = "other"
+	*pvc.Spec.VolumeAttributesClassName = "other"
+	*pvc.Status.CurrentVolumeAttributesClassName = "other"
+	pvc.Status.ModifyVolumeStatus.TargetVolumeAttributesClassName = "other"
 }
 
 func TestTransformsPassOtherObjects(t *testing.T) {

@@ -49,6 +49,8 @@ type Volume struct {
 	VolumeMode       *v1.PersistentVolumeMode
 	MountOptions     []string
 	StorageClassName string
+	// Class is spec.volumeAttributesClassName.
+	Class *string
 }
 
 // CSISource is what the resizer reads of spec.csi: not the volume
@@ -72,6 +74,7 @@ func NewVolume(pv *v1.PersistentVolume) *Volume {
 		VolumeMode:       pv.Spec.VolumeMode,
 		MountOptions:     pv.Spec.MountOptions,
 		StorageClassName: pv.Spec.StorageClassName,
+		Class:            pv.Spec.VolumeAttributesClassName,
 	}
 	if r := pv.Spec.ClaimRef; r != nil {
 		v.ClaimNamespace, v.ClaimName, v.ClaimUID, v.Bound = r.Namespace, r.Name, r.UID, true
@@ -94,11 +97,12 @@ func (v *Volume) PV() *v1.PersistentVolume {
 	pv := &v1.PersistentVolume{
 		ObjectMeta: v.objectMeta(v.Annotations, v.Labels),
 		Spec: v1.PersistentVolumeSpec{
-			Capacity:         resourceList(v.Capacity),
-			AccessModes:      slices.Clone(v.AccessModes),
-			VolumeMode:       copyMode(v.VolumeMode),
-			MountOptions:     slices.Clone(v.MountOptions),
-			StorageClassName: v.StorageClassName,
+			Capacity:                  resourceList(v.Capacity),
+			AccessModes:               slices.Clone(v.AccessModes),
+			VolumeMode:                copyMode(v.VolumeMode),
+			MountOptions:              slices.Clone(v.MountOptions),
+			StorageClassName:          v.StorageClassName,
+			VolumeAttributesClassName: copyString(v.Class),
 		},
 	}
 	if v.Bound {
@@ -134,6 +138,7 @@ func (v *Volume) DeepCopyObject() runtime.Object {
 	out.AccessModes = slices.Clone(v.AccessModes)
 	out.VolumeMode = copyMode(v.VolumeMode)
 	out.MountOptions = slices.Clone(v.MountOptions)
+	out.Class = copyString(v.Class)
 	return &out
 }
 
