@@ -28,21 +28,36 @@ import (
 	"time"
 )
 
-// LoggedCall is one line of a call log: a ControllerExpandVolume call as a
-// driver process saw it, without its secrets. A call is logged when it
-// arrives, when its caller stops waiting before the end, and when it ends;
-// ReadCallLog merges the lines of a call.
+// The methods of the calls a call log records.
+const (
+	// MethodExpand is ControllerExpandVolume.
+	MethodExpand = "ControllerExpandVolume"
+	// MethodModify is ControllerModifyVolume.
+	MethodModify = "ControllerModifyVolume"
+)
+
+// LoggedCall is one line of a call log: a ControllerExpandVolume or
+// ControllerModifyVolume call as a driver process saw it, without its
+// secrets. A call is logged when it arrives, when its caller stops waiting
+// before the end, and when it ends; ReadCallLog merges the lines of a call.
 type LoggedCall struct {
 	// Driver is the pid of the driver process that served the call; with Seq
 	// it names the call across restarts of the driver.
 	Driver int `json:"driver"`
-	// Seq numbers the calls of one driver process from 1.
+	// Seq numbers the calls of one driver process from 1, both methods together.
 	Seq int `json:"seq"`
+	// Method is MethodExpand or MethodModify. ReadCallLog reads a line
+	// without it, from a log written before modify calls were logged, as
+	// MethodExpand.
+	Method string `json:"method,omitempty"`
 	// Pid is the caller's pid (from the socket's peer credentials).
-	Pid           int       `json:"pid"`
-	VolumeID      string    `json:"volumeID"`
-	RequiredBytes int64     `json:"requiredBytes"`
-	Start         time.Time `json:"start"`
+	Pid      int    `json:"pid"`
+	VolumeID string `json:"volumeID"`
+	// RequiredBytes is the size an expand call asked for.
+	RequiredBytes int64 `json:"requiredBytes"`
+	// Parameters are the mutable parameters a modify call sent.
+	Parameters map[string]string `json:"parameters,omitempty"`
+	Start      time.Time         `json:"start"`
 	// End is zero while the call runs, and stays zero when the driver died
 	// before the call ended.
 	End        time.Time `json:"end,omitzero"`
@@ -58,7 +73,8 @@ type LoggedCall struct {
 func (c LoggedCall) Ended() bool { return !c.End.IsZero() }
 
 // CallLog appends the calls of one driver process to a JSON-lines file that
-// outlives the process. Use its Record method as Config.OnExpandCall.
+// outlives the process. Use its Record method as Config.OnExpandCall and its
+// RecordModify method as Config.OnModifyCall.
 type CallLog struct {
 	driver int
 	mu     sync.Mutex
@@ -74,11 +90,10 @@ func OpenCallLog(path string) (*CallLog, error) {
 	return &CallLog{driver: os.Getpid(), f: f}, nil
 }
 
-// Record appends call as one line. Each line is one write to a file opened
-// for appending, so a killed driver leaves whole lines only.
+// Record appends an expand call as one line.
 func (l *CallLog) Record(call ExpandCall) {
 	c := LoggedCall{
-		Driver: l.driver, Seq: call.Seq, Pid: call.Pid,
+		Driver: l.driver, Seq: call.Seq, Method: MethodExpand, Pid: call.Pid,
 		VolumeID: call.VolumeID, RequiredBytes: call.RequiredBytes,
 		Start: call.Start, End: call.End, Deadline: call.Deadline, CallerGone: call.CallerGone,
 		CapacityBytes: call.CapacityBytes, NodeExpansionRequired: call.NodeExpansionRequired,
@@ -86,6 +101,26 @@ func (l *CallLog) Record(call ExpandCall) {
 	if !call.End.IsZero() {
 		c.Code = call.Code.String()
 	}
+	l.write(c)
+}
+
+// RecordModify appends a modify call as one line, with its parameters and
+// without its secrets.
+func (l *CallLog) RecordModify(call ModifyCall) {
+	c := LoggedCall{
+		Driver: l.driver, Seq: call.Seq, Method: MethodModify, Pid: call.Pid,
+		VolumeID: call.VolumeID, Parameters: call.MutableParameters,
+		Start: call.Start, End: call.End, Deadline: call.Deadline, CallerGone: call.CallerGone,
+	}
+	if !call.End.IsZero() {
+		c.Code = call.Code.String()
+	}
+	l.write(c)
+}
+
+// write appends c as one line. Each line is one write to a file opened for
+// appending, so a killed driver leaves whole lines only.
+func (l *CallLog) write(c LoggedCall) {
 	line, err := json.Marshal(c)
 	if err != nil {
 		return
@@ -102,8 +137,8 @@ func (l *CallLog) Close() error {
 	return l.f.Close()
 }
 
-// ReadCallLog reads a call log: one entry per call, the last line logged
-// for it, in order of arrival. A missing file holds no calls.
+// ReadCallLog reads a call log: one entry per call of either method, the
+// last line logged for it, in order of arrival. A missing file holds no calls.
 func ReadCallLog(path string) ([]LoggedCall, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -121,6 +156,9 @@ func ReadCallLog(path string) ([]LoggedCall, error) {
 		var c LoggedCall
 		if err := json.Unmarshal(s.Bytes(), &c); err != nil {
 			return nil, fmt.Errorf("read call log %s: %w", path, err)
+		}
+		if c.Method == "" {
+			c.Method = MethodExpand
 		}
 		k := key{c.Driver, c.Seq}
 		if i, ok := index[k]; ok {

@@ -64,7 +64,7 @@ func TestCallLog(t *testing.T) {
 	}{{"vol-1", "OK", true}, {"vol-2", "Internal", true}, {"vol-3", "", false}} {
 		got := calls[i]
 		if got.VolumeID != want.volume || got.Code != want.code || got.Ended() != want.ended ||
-			got.Seq != i+1 || got.Pid != os.Getpid() || got.Driver != os.Getpid() {
+			got.Seq != i+1 || got.Pid != os.Getpid() || got.Driver != os.Getpid() || got.Method != MethodExpand {
 			t.Errorf("call %d = %+v, want volume %s code %q ended %v", i, got, want.volume, want.code, want.ended)
 		}
 	}
@@ -124,6 +124,90 @@ func TestReadCallLogMergesLines(t *testing.T) {
 			}
 			if len(calls) != 1 || !calls[0].End.Equal(tc.want.End) || !calls[0].CallerGone.Equal(tc.want.CallerGone) || calls[0].Code != tc.want.Code {
 				t.Errorf("ReadCallLog = %+v, want %+v", calls, tc.want)
+			}
+		})
+	}
+}
+
+func TestCallLogModifyCalls(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "calls.jsonl")
+	log, err := OpenCallLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, c := dial(t, Config{OnExpandCall: log.Record, OnModifyCall: log.RecordModify})
+	ctx := testContext(t)
+	req := modifyRequest("vol-1", map[string]string{"iops": "3000"})
+	req.Secrets = map[string]string{"password": "s3cr3t"}
+	if _, err := c.controller.ControllerModifyVolume(ctx, req); err != nil {
+		t.Fatalf("ControllerModifyVolume: %v", err)
+	}
+	if _, err := c.controller.ControllerExpandVolume(ctx, expandRequest("vol-1", 10)); err != nil {
+		t.Fatalf("ControllerExpandVolume: %v", err)
+	}
+	d.FailModify(codes.Internal, 1)
+	_, _ = c.controller.ControllerModifyVolume(ctx, modifyRequest("vol-2", map[string]string{"tier": "gold"}))
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	calls, err := ReadCallLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		method, volume, code, param string
+		required                    int64
+	}{
+		{MethodModify, "vol-1", "OK", "iops=3000", 0},
+		{MethodExpand, "vol-1", "OK", "", 10},
+		{MethodModify, "vol-2", "Internal", "tier=gold", 0},
+	}
+	if len(calls) != len(want) {
+		t.Fatalf("got %d calls, want %d: %+v", len(calls), len(want), calls)
+	}
+	for i, w := range want {
+		got := calls[i]
+		var param string
+		for k, v := range got.Parameters {
+			param = k + "=" + v
+		}
+		if got.Method != w.method || got.VolumeID != w.volume || got.Code != w.code || param != w.param ||
+			got.RequiredBytes != w.required || got.Seq != i+1 || !got.Ended() {
+			t.Errorf("call %d = %+v, want %+v", i, got, w)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "s3cr3t") {
+		t.Error("the call log holds a secret")
+	}
+}
+
+func TestReadCallLogMethods(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		want string
+	}{
+		{name: "old line without a method reads as expand", line: `{"driver":1,"seq":1,"pid":2,"volumeID":"v","requiredBytes":10,"start":"2026-01-01T00:00:00Z"}`, want: MethodExpand},
+		{name: "expand", line: `{"driver":1,"seq":1,"method":"ControllerExpandVolume","pid":2,"volumeID":"v","requiredBytes":10,"start":"2026-01-01T00:00:00Z"}`, want: MethodExpand},
+		{name: "modify", line: `{"driver":1,"seq":1,"method":"ControllerModifyVolume","pid":2,"volumeID":"v","requiredBytes":0,"parameters":{"a":"b"},"start":"2026-01-01T00:00:00Z"}`, want: MethodModify},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "calls.jsonl")
+			if err := os.WriteFile(path, []byte(tc.line+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			calls, err := ReadCallLog(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(calls) != 1 || calls[0].Method != tc.want || calls[0].VolumeID != "v" {
+				t.Errorf("ReadCallLog = %+v, want one %s call", calls, tc.want)
 			}
 		})
 	}

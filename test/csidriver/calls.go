@@ -29,7 +29,9 @@ import (
 
 // ExpandCall is one ControllerExpandVolume call as the driver received it.
 type ExpandCall struct {
-	// Seq numbers the calls of one driver from 1, in order of arrival.
+	// Seq numbers the calls of one driver from 1, in order of arrival; the
+	// ControllerExpandVolume and ControllerModifyVolume calls share the
+	// numbers.
 	Seq int
 	// Pid is the process that made the call (0 when unknown), from the
 	// socket's peer credentials.
@@ -73,14 +75,40 @@ func (d *Driver) beginCall(ctx context.Context, req *csi.ControllerExpandVolumeR
 		call.Deadline = deadline
 	}
 	d.mu.Lock()
-	call.Seq = len(d.calls) + 1
+	call.Seq = d.arriveLocked(call.VolumeID)
 	d.calls = append(d.calls, call)
-	d.inFlight[call.VolumeID]++
-	d.maxConcurrent[call.VolumeID] = max(d.maxConcurrent[call.VolumeID], d.inFlight[call.VolumeID])
+	i := len(d.calls) - 1
 	hook := d.faults.hook
 	d.mu.Unlock()
 	d.observe(call)
-	return call.Seq - 1, hook
+	return i, hook
+}
+
+// arriveLocked numbers a call of volumeID that arrives and counts it in
+// flight. d.mu must be held.
+func (d *Driver) arriveLocked(volumeID string) (seq int) {
+	d.seq++
+	d.inFlight[volumeID]++
+	d.maxConcurrent[volumeID] = max(d.maxConcurrent[volumeID], d.inFlight[volumeID])
+	return d.seq
+}
+
+// leaveLocked counts a call of volumeID out of flight. d.mu must be held.
+func (d *Driver) leaveLocked(volumeID string) {
+	d.inFlight[volumeID]--
+}
+
+// watchCaller calls gone when the caller of ctx stops waiting (ctx ends
+// before the call returns). The call's handler calls stop when it returns:
+// stop calls gone itself when the caller left just then and the watch may
+// not have fired yet. gone must tolerate being called twice.
+func watchCaller(ctx context.Context, gone func()) (stop func()) {
+	stopWatch := context.AfterFunc(ctx, gone)
+	return func() {
+		if !stopWatch() && ctx.Err() != nil {
+			gone()
+		}
+	}
 }
 
 // callerGone records that the caller of the call at index i stopped waiting.
@@ -107,7 +135,7 @@ func (d *Driver) endCall(i int, resp *csi.ControllerExpandVolumeResponse, err er
 	call.Code = status.Code(err)
 	call.CapacityBytes = resp.GetCapacityBytes()
 	call.NodeExpansionRequired = resp.GetNodeExpansionRequired()
-	d.inFlight[call.VolumeID]--
+	d.leaveLocked(call.VolumeID)
 	ended := *call
 	d.mu.Unlock()
 	d.observe(ended)
@@ -137,16 +165,18 @@ func (d *Driver) Calls() []ExpandCall {
 	return calls
 }
 
-// InFlight returns how many ControllerExpandVolume calls for volumeID are running now.
+// InFlight returns how many ControllerExpandVolume and ControllerModifyVolume
+// calls for volumeID are running now.
 func (d *Driver) InFlight(volumeID string) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.inFlight[volumeID]
 }
 
-// MaxConcurrent returns the highest number of ControllerExpandVolume calls for
-// volumeID that ever ran at the same time. Above 1 means two resizes of one
-// volume overlapped.
+// MaxConcurrent returns the highest number of ControllerExpandVolume and
+// ControllerModifyVolume calls for volumeID that ever ran at the same time.
+// Above 1 means two calls for one volume overlapped (two resizes, two
+// modifications, or one of each), which CSI does not allow.
 func (d *Driver) MaxConcurrent(volumeID string) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -25,8 +25,8 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// ControllerGetCapabilities returns EXPAND_VOLUME and SINGLE_NODE_MULTI_WRITER
-// as configured.
+// ControllerGetCapabilities returns EXPAND_VOLUME, SINGLE_NODE_MULTI_WRITER
+// and MODIFY_VOLUME as configured.
 func (d *Driver) ControllerGetCapabilities(context.Context, *csi.ControllerGetCapabilitiesRequest) (*csi.ControllerGetCapabilitiesResponse, error) {
 	var caps []*csi.ControllerServiceCapability
 	for _, e := range []struct {
@@ -35,6 +35,7 @@ func (d *Driver) ControllerGetCapabilities(context.Context, *csi.ControllerGetCa
 	}{
 		{d.cfg.ControllerExpand, csi.ControllerServiceCapability_RPC_EXPAND_VOLUME},
 		{d.cfg.SingleNodeMultiWriter, csi.ControllerServiceCapability_RPC_SINGLE_NODE_MULTI_WRITER},
+		{d.cfg.ControllerModify, csi.ControllerServiceCapability_RPC_MODIFY_VOLUME},
 	} {
 		if e.on {
 			caps = append(caps, &csi.ControllerServiceCapability{Type: &csi.ControllerServiceCapability_Rpc{
@@ -50,13 +51,9 @@ func (d *Driver) ControllerGetCapabilities(context.Context, *csi.ControllerGetCa
 // size when that is larger, and node_expansion_required from the Config.
 func (d *Driver) ControllerExpandVolume(ctx context.Context, req *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, error) {
 	i, hook := d.beginCall(ctx, req)
-	// The context ends when the caller gives up, or when the call returns.
-	stop := context.AfterFunc(ctx, func() { d.callerGone(i) })
+	stop := watchCaller(ctx, func() { d.callerGone(i) })
 	resp, err := d.expand(ctx, req, hook)
-	if !stop() && ctx.Err() != nil {
-		// The caller left just now, and the AfterFunc may not have run yet.
-		d.callerGone(i)
-	}
+	stop()
 	d.endCall(i, resp, err)
 	return resp, err
 }

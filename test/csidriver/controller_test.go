@@ -28,6 +28,7 @@ import (
 func TestControllerGetCapabilities(t *testing.T) {
 	expand := csi.ControllerServiceCapability_RPC_EXPAND_VOLUME
 	snmw := csi.ControllerServiceCapability_RPC_SINGLE_NODE_MULTI_WRITER
+	modify := csi.ControllerServiceCapability_RPC_MODIFY_VOLUME
 	tests := []struct {
 		name string
 		cfg  Config
@@ -37,6 +38,8 @@ func TestControllerGetCapabilities(t *testing.T) {
 		{name: "expand", cfg: Config{ControllerExpand: true}, want: []csi.ControllerServiceCapability_RPC_Type{expand}},
 		{name: "single node multi writer", cfg: Config{SingleNodeMultiWriter: true}, want: []csi.ControllerServiceCapability_RPC_Type{snmw}},
 		{name: "both", cfg: Config{ControllerExpand: true, SingleNodeMultiWriter: true}, want: []csi.ControllerServiceCapability_RPC_Type{expand, snmw}},
+		{name: "modify", cfg: Config{ControllerModify: true}, want: []csi.ControllerServiceCapability_RPC_Type{modify}},
+		{name: "all", cfg: Config{ControllerExpand: true, SingleNodeMultiWriter: true, ControllerModify: true}, want: []csi.ControllerServiceCapability_RPC_Type{expand, snmw, modify}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

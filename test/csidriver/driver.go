@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package csidriver is a small, configurable CSI driver for tests. It serves the
 // Identity, Controller and Node services on a real unix socket, records every
-// ControllerExpandVolume call and lets a test inject faults (gRPC errors, latency,
-// odd capacities) at run time.
+// ControllerExpandVolume and ControllerModifyVolume call and lets a test inject
+// faults (gRPC errors, latency, odd capacities) at run time.
 //
 // It is not production code. Only testing.go imports the testing package, so the
 // driver can also be built into a standalone binary for end-to-end tests.
@@ -53,14 +53,17 @@ type Config struct {
 	Offline bool
 	// SingleNodeMultiWriter advertises the controller capability SINGLE_NODE_MULTI_WRITER.
 	SingleNodeMultiWriter bool
+	// ControllerModify advertises the controller capability MODIFY_VOLUME.
+	// ControllerModifyVolume is served either way.
+	ControllerModify bool
 	// NodeExpansionRequired is returned by every successful ControllerExpandVolume.
 	NodeExpansionRequired bool
 	// ProbeNotReadyTimes is how many Probe calls answer ready=false before the
 	// driver reports ready.
 	ProbeNotReadyTimes int
-	// StrictVolumes makes ControllerExpandVolume answer NotFound for a volume the
-	// driver does not know (see AddVolume); otherwise the volume is created at
-	// its first use.
+	// StrictVolumes makes ControllerExpandVolume and ControllerModifyVolume
+	// answer NotFound for a volume the driver does not know (see AddVolume);
+	// otherwise the volume is created at its first use.
 	StrictVolumes bool
 	// NoControllerService drops the plugin capability CONTROLLER_SERVICE and does
 	// not register the Controller service at all.
@@ -68,9 +71,10 @@ type Config struct {
 	// NoNodeService does not register the Node service, as on a controller-only
 	// socket: NodeGetCapabilities then fails with Unimplemented.
 	NoNodeService bool
-	// StateFile, when set, keeps the volume sizes across restarts of the
-	// driver, as a storage backend would: Serve loads it, and every change of
-	// a size is written to it before the call that made it answers.
+	// StateFile, when set, keeps the volume sizes and mutable parameters
+	// across restarts of the driver, as a storage backend would: Serve loads
+	// it, and every change is written to it before the call that made it
+	// answers.
 	StateFile string
 	// OnExpandCall, when set, is called with a copy of each
 	// ControllerExpandVolume call when it arrives (End zero), when its caller
@@ -78,6 +82,8 @@ type Config struct {
 	// instance to write a call log that outlives the driver. Calls for one
 	// ControllerExpandVolume may come from different goroutines.
 	OnExpandCall func(ExpandCall)
+	// OnModifyCall is OnExpandCall for ControllerModifyVolume calls.
+	OnModifyCall func(ModifyCall)
 }
 
 // Driver is a running test driver. All its methods are safe for concurrent use.
@@ -95,9 +101,12 @@ type Driver struct {
 	mu            sync.Mutex
 	probes        int // Probe calls answered so far
 	faults        faults
-	volumes       map[string]int64 // volume ID -> size in bytes
+	volumes       map[string]int64             // volume ID -> size in bytes
+	parameters    map[string]map[string]string // volume ID -> applied mutable parameters
+	seq           int                          // calls recorded so far
 	calls         []ExpandCall
-	inFlight      map[string]int // volume ID -> ControllerExpandVolume calls running now
+	modifyCalls   []ModifyCall
+	inFlight      map[string]int // volume ID -> expand and modify calls running now
 	maxConcurrent map[string]int // volume ID -> highest value inFlight reached
 }
 
@@ -105,7 +114,7 @@ type Driver struct {
 // left at that path is removed; any other file there is an error. Call Stop to
 // shut the driver down.
 func Serve(socketPath string, cfg Config) (*Driver, error) {
-	volumes, err := ReadState(cfg.StateFile)
+	st, err := readState(cfg.StateFile)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +129,8 @@ func Serve(socketPath string, cfg Config) (*Driver, error) {
 		cfg:           cfg,
 		endpoint:      socketPath,
 		done:          make(chan struct{}),
-		volumes:       volumes,
+		volumes:       st.Volumes,
+		parameters:    st.Parameters,
 		inFlight:      map[string]int{},
 		maxConcurrent: map[string]int{},
 	}

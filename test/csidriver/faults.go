@@ -18,6 +18,7 @@ package csidriver
 
 import (
 	"context"
+	"path"
 	"sync"
 	"time"
 
@@ -31,14 +32,23 @@ import (
 // resp and err are ignored.
 type ExpandHook func(ctx context.Context, req *csi.ControllerExpandVolumeRequest) (resp *csi.ControllerExpandVolumeResponse, handled bool, err error)
 
+// ModifyHook lets a test answer ControllerModifyVolume itself, as ExpandHook
+// does for ControllerExpandVolume.
+type ModifyHook func(ctx context.Context, req *csi.ControllerModifyVolumeRequest) (resp *csi.ControllerModifyVolumeResponse, handled bool, err error)
+
 // faults are the misbehaviours armed at run time. They are guarded by Driver.mu.
 type faults struct {
-	calls    map[string]*errorFault // full gRPC method name -> fault
+	calls    map[string]*errorFault // gRPC method name -> fault
 	expand   errorFault
 	delay    time.Duration
 	capacity *int64
 	hook     ExpandHook
 	hold     *gate
+
+	modify      errorFault
+	modifyDelay time.Duration
+	modifyHook  ModifyHook
+	modifyHold  *gate
 }
 
 // errorFault fails the next n calls with code; n < 0 fails every call.
@@ -77,10 +87,20 @@ func (d *Driver) FailExpand(code codes.Code, times int) {
 	d.faults.expand = errorFault{code: code, n: times}
 }
 
+// FailModify makes the next times ControllerModifyVolume calls fail with code
+// (after any delay or hold), as FailExpand does for ControllerExpandVolume.
+func (d *Driver) FailModify(code codes.Code, times int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.faults.modify = errorFault{code: code, n: times}
+}
+
 // FailCall makes the next times calls of method (a full gRPC method name such
-// as csi.Identity_Probe_FullMethodName) fail with code before they reach the
-// driver; times < 0 fails every call until ResetFaults. A ControllerExpandVolume
-// call failed this way is not recorded in Calls: use FailExpand for that.
+// as csi.Identity_Probe_FullMethodName, or its last part such as
+// "ControllerModifyVolume") fail with code before they reach the driver;
+// times < 0 fails every call until ResetFaults. A ControllerExpandVolume or
+// ControllerModifyVolume call failed this way is not recorded in Calls or
+// ModifyCalls: use FailExpand or FailModify for that.
 func (d *Driver) FailCall(method string, code codes.Code, times int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -90,11 +110,15 @@ func (d *Driver) FailCall(method string, code codes.Code, times int) {
 	d.faults.calls[method] = &errorFault{code: code, n: times}
 }
 
-// takeCallFault returns the injected error for one call of method, if any.
+// takeCallFault returns the injected error for one call of method (a full
+// gRPC method name), if any.
 func (d *Driver) takeCallFault(method string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if f := d.faults.calls[method]; f != nil {
+		return f.take()
+	}
+	if f := d.faults.calls[path.Base(method)]; f != nil {
 		return f.take()
 	}
 	return nil
@@ -125,21 +149,47 @@ func (d *Driver) SetExpandHook(hook ExpandHook) {
 	d.faults.hook = hook
 }
 
+// SetModifyDelay makes every ControllerModifyVolume call wait delay before it
+// answers, as SetExpandDelay does for ControllerExpandVolume.
+func (d *Driver) SetModifyDelay(delay time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.faults.modifyDelay = delay
+}
+
+// SetModifyHook installs hook for ControllerModifyVolume; nil removes it.
+func (d *Driver) SetModifyHook(hook ModifyHook) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.faults.modifyHook = hook
+}
+
 // HoldExpand makes every ControllerExpandVolume call that starts from now on
 // wait, honouring its context, until release is called. It lets a test keep
 // calls in flight for as long as it needs them there. release may be called
 // more than once.
 func (d *Driver) HoldExpand() (release func()) {
+	return d.holdOn(func(f *faults) **gate { return &f.hold })
+}
+
+// HoldModify holds ControllerModifyVolume calls as HoldExpand holds
+// ControllerExpandVolume calls.
+func (d *Driver) HoldModify() (release func()) {
+	return d.holdOn(func(f *faults) **gate { return &f.modifyHold })
+}
+
+// holdOn arms a new gate in the slot of d.faults that slot returns.
+func (d *Driver) holdOn(slot func(*faults) **gate) (release func()) {
 	g := &gate{ch: make(chan struct{})}
 	d.mu.Lock()
-	d.faults.hold = g
+	*slot(&d.faults) = g
 	d.mu.Unlock()
 	return func() {
 		g.open()
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		if d.faults.hold == g {
-			d.faults.hold = nil
+		if s := slot(&d.faults); *s == g {
+			*s = nil
 		}
 	}
 }
@@ -149,25 +199,27 @@ func (d *Driver) HoldExpand() (release func()) {
 func (d *Driver) ResetFaults() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.faults.hold != nil {
-		d.faults.hold.open()
+	for _, g := range []*gate{d.faults.hold, d.faults.modifyHold} {
+		if g != nil {
+			g.open()
+		}
 	}
 	d.faults = faults{}
 }
 
-// expandFaults is what one ControllerExpandVolume call must suffer, fixed when
-// the call arrives (and the hook declined it) so that "the next N calls" means
-// the next N to arrive.
-type expandFaults struct {
+// callFaults is what one ControllerExpandVolume or ControllerModifyVolume
+// call must suffer, fixed when the call arrives (and the hook declined it)
+// so that "the next N calls" means the next N to arrive.
+type callFaults struct {
 	delay    time.Duration
 	hold     *gate
 	err      error
-	capacity *int64
+	capacity *int64 // expand only
 }
 
 // takeExpandFaults must be called with d.mu held.
-func (d *Driver) takeExpandFaults() expandFaults {
-	return expandFaults{
+func (d *Driver) takeExpandFaults() callFaults {
+	return callFaults{
 		delay:    d.faults.delay,
 		hold:     d.faults.hold,
 		err:      d.faults.expand.take(),
@@ -175,8 +227,17 @@ func (d *Driver) takeExpandFaults() expandFaults {
 	}
 }
 
+// takeModifyFaults must be called with d.mu held.
+func (d *Driver) takeModifyFaults() callFaults {
+	return callFaults{
+		delay: d.faults.modifyDelay,
+		hold:  d.faults.modifyHold,
+		err:   d.faults.modify.take(),
+	}
+}
+
 // suffer applies the delay, hold and error of f, honouring ctx.
-func (f expandFaults) suffer(ctx context.Context) error {
+func (f callFaults) suffer(ctx context.Context) error {
 	if f.delay > 0 {
 		t := time.NewTimer(f.delay)
 		defer t.Stop()

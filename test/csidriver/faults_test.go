@@ -255,3 +255,145 @@ func TestFailCall(t *testing.T) {
 		t.Errorf("a call failed by FailCall was recorded: %d calls", n)
 	}
 }
+
+func TestModifyFaults(t *testing.T) {
+	hooked := func(context.Context, *csi.ControllerModifyVolumeRequest) (*csi.ControllerModifyVolumeResponse, bool, error) {
+		return nil, true, status.Error(codes.ResourceExhausted, "quota")
+	}
+	declined := func(context.Context, *csi.ControllerModifyVolumeRequest) (*csi.ControllerModifyVolumeResponse, bool, error) {
+		return nil, false, errors.New("ignored")
+	}
+	tests := []struct {
+		name string
+		arm  func(d *Driver)
+		want []codes.Code // one per call
+		// wantRecorded is how many calls ModifyCalls holds afterwards.
+		wantRecorded int
+	}{
+		{name: "fail twice", arm: func(d *Driver) { d.FailModify(codes.Unavailable, 2) },
+			want: []codes.Code{codes.Unavailable, codes.Unavailable, codes.OK}, wantRecorded: 3},
+		{name: "fail every call", arm: func(d *Driver) { d.FailModify(codes.Internal, -1) },
+			want: []codes.Code{codes.Internal, codes.Internal}, wantRecorded: 2},
+		{name: "code OK disarms", arm: func(d *Driver) { d.FailModify(codes.OK, 3) }, want: []codes.Code{codes.OK}, wantRecorded: 1},
+		{name: "expand faults leave modify alone", arm: func(d *Driver) { d.FailExpand(codes.Internal, -1) }, want: []codes.Code{codes.OK}, wantRecorded: 1},
+		{name: "hook answers", arm: func(d *Driver) { d.SetModifyHook(hooked) }, want: []codes.Code{codes.ResourceExhausted}, wantRecorded: 1},
+		{name: "hook declines", arm: func(d *Driver) { d.SetModifyHook(declined) }, want: []codes.Code{codes.OK}, wantRecorded: 1},
+		{name: "hook removed", arm: func(d *Driver) { d.SetModifyHook(hooked); d.SetModifyHook(nil) }, want: []codes.Code{codes.OK}, wantRecorded: 1},
+		{name: "failed call by full method name is not recorded",
+			arm:  func(d *Driver) { d.FailCall(csi.Controller_ControllerModifyVolume_FullMethodName, codes.Aborted, 1) },
+			want: []codes.Code{codes.Aborted, codes.OK}, wantRecorded: 1},
+		{name: "failed call by short method name is not recorded",
+			arm:  func(d *Driver) { d.FailCall("ControllerModifyVolume", codes.Aborted, 1) },
+			want: []codes.Code{codes.Aborted, codes.OK}, wantRecorded: 1},
+		{name: "reset", arm: func(d *Driver) {
+			d.FailModify(codes.Internal, -1)
+			d.SetModifyHook(hooked)
+			d.SetModifyDelay(time.Hour)
+			d.FailCall("ControllerModifyVolume", codes.Aborted, -1)
+			d.ResetFaults()
+		}, want: []codes.Code{codes.OK}, wantRecorded: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, Config{})
+			tc.arm(d)
+			var got []codes.Code
+			for range tc.want {
+				_, err := c.controller.ControllerModifyVolume(testContext(t), modifyRequest("vol-1", map[string]string{"iops": "1"}))
+				got = append(got, status.Code(err))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("codes = %v, want %v", got, tc.want)
+			}
+			if n := len(d.ModifyCalls()); n != tc.wantRecorded {
+				t.Errorf("%d calls recorded, want %d", n, tc.wantRecorded)
+			}
+		})
+	}
+}
+
+func TestSetModifyDelay(t *testing.T) {
+	tests := []struct {
+		name     string
+		delay    time.Duration
+		timeout  time.Duration
+		wantCode codes.Code
+	}{
+		{name: "short delay", delay: 20 * time.Millisecond, timeout: testTimeout, wantCode: codes.OK},
+		{name: "hang outlives the caller", delay: time.Hour, timeout: 50 * time.Millisecond, wantCode: codes.DeadlineExceeded},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, Config{})
+			d.SetModifyDelay(tc.delay)
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(t.Context(), tc.timeout)
+			defer cancel()
+			_, err := c.controller.ControllerModifyVolume(ctx, modifyRequest("vol-1", nil))
+			elapsed := time.Since(start)
+			if status.Code(err) != tc.wantCode {
+				t.Fatalf("error = %v, want code %v", err, tc.wantCode)
+			}
+			if elapsed < min(tc.delay, tc.timeout) || elapsed > testTimeout {
+				t.Errorf("call took %v, want about %v", elapsed, min(tc.delay, tc.timeout))
+			}
+			waitFor(t, "the driver to end the call", func() bool { return d.InFlight("vol-1") == 0 })
+			if _, known := d.VolumeParameters("vol-1"); known != (tc.wantCode == codes.OK) {
+				t.Errorf("volume modified = %v after a call that answered %v", known, tc.wantCode)
+			}
+		})
+	}
+}
+
+func TestHoldModify(t *testing.T) {
+	tests := []struct {
+		name      string
+		end       func(d *Driver, release func(), cancel context.CancelFunc)
+		wantCode  codes.Code
+		stillHeld bool // the hold outlives the call
+	}{
+		{name: "release", end: func(_ *Driver, release func(), _ context.CancelFunc) { release(); release() }},
+		{name: "reset faults", end: func(d *Driver, _ func(), _ context.CancelFunc) { d.ResetFaults() }},
+		{name: "caller gives up", end: func(_ *Driver, _ func(), cancel context.CancelFunc) { cancel() }, wantCode: codes.Canceled, stillHeld: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, Config{})
+			release := d.HoldModify()
+			defer release()
+			ctx, cancel := context.WithCancel(testContext(t))
+			defer cancel()
+			errc := make(chan error, 1)
+			go func() {
+				_, err := c.controller.ControllerModifyVolume(ctx, modifyRequest("vol-1", nil))
+				errc <- err
+			}()
+			waitFor(t, "the call to be held", func() bool { return d.InFlight("vol-1") == 1 })
+			// Expand calls are not held by HoldModify.
+			if _, err := c.controller.ControllerExpandVolume(testContext(t), expandRequest("vol-2", 10)); err != nil {
+				t.Errorf("expand call during a modify hold: %v", err)
+			}
+			select {
+			case err := <-errc:
+				t.Fatalf("held call returned early: %v", err)
+			default:
+			}
+			tc.end(d, release, cancel)
+			select {
+			case err := <-errc:
+				if status.Code(err) != tc.wantCode {
+					t.Errorf("error = %v, want code %v", err, tc.wantCode)
+				}
+			case <-time.After(testTimeout):
+				t.Fatal("held call did not return")
+			}
+			if tc.stillHeld {
+				waitFor(t, "the driver to end the call", func() bool { return d.InFlight("vol-1") == 0 })
+				return
+			}
+			if _, err := c.controller.ControllerModifyVolume(testContext(t), modifyRequest("vol-1", nil)); err != nil {
+				t.Errorf("call after the hold: %v", err)
+			}
+		})
+	}
+}

@@ -79,3 +79,7 @@ func expandRequest(volumeID string, required int64) *csi.ControllerExpandVolumeR
 		CapacityRange: &csi.CapacityRange{RequiredBytes: required},
 	}
 }
+
+func modifyRequest(volumeID string, params map[string]string) *csi.ControllerModifyVolumeRequest {
+	return &csi.ControllerModifyVolumeRequest{VolumeId: volumeID, MutableParameters: params}
+}

@@ -27,9 +27,9 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// RandomFaults make a share of ControllerExpandVolume calls misbehave, drawn
-// from a seeded source: the same seed gives the same sequence of faults for
-// the same sequence of calls.
+// RandomFaults make a share of ControllerExpandVolume and
+// ControllerModifyVolume calls misbehave, drawn from a seeded source: the
+// same seed gives the same sequence of faults for the same sequence of calls.
 type RandomFaults struct {
 	// Seed seeds the draws.
 	Seed uint64
@@ -41,9 +41,9 @@ type RandomFaults struct {
 	Codes []codes.Code
 	// HangRate is the share of calls that hang for HangFor before they go on
 	// as usual. A hang does not end when the caller gives up: like a backend
-	// operation already under way, it finishes and grows the volume, and the
-	// answer goes to nobody (unless a delay of SetExpandDelay follows, which
-	// does honour the caller).
+	// operation already under way, it finishes and changes the volume, and
+	// the answer goes to nobody (unless a delay of SetExpandDelay or
+	// SetModifyDelay follows, which does honour the caller).
 	HangRate float64
 	HangFor  time.Duration
 	// Until ends the faults: calls that arrive later are served normally.
@@ -57,6 +57,29 @@ var DefaultFaultCodes = []codes.Code{codes.Unavailable, codes.DeadlineExceeded, 
 
 // Hook returns the faults as an ExpandHook for SetExpandHook.
 func (f RandomFaults) Hook() ExpandHook {
+	expand, _ := f.Hooks()
+	return expand
+}
+
+// Hooks returns the faults as hooks for SetExpandHook and SetModifyHook.
+// Both draw from one source, so that the seed fixes the faults of the calls
+// of both methods in their order of arrival.
+func (f RandomFaults) Hooks() (ExpandHook, ModifyHook) {
+	strike := f.striker()
+	expand := func(_ context.Context, req *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, bool, error) {
+		handled, err := strike(req.GetVolumeId())
+		return nil, handled, err
+	}
+	modify := func(_ context.Context, req *csi.ControllerModifyVolumeRequest) (*csi.ControllerModifyVolumeResponse, bool, error) {
+		handled, err := strike(req.GetVolumeId())
+		return nil, handled, err
+	}
+	return expand, modify
+}
+
+// striker returns the fault of one call: a failure (handled, with an error),
+// a hang and then nothing, or nothing.
+func (f RandomFaults) striker() func(volumeID string) (handled bool, err error) {
 	if len(f.Codes) == 0 {
 		f.Codes = DefaultFaultCodes
 	}
@@ -67,19 +90,19 @@ func (f RandomFaults) Hook() ExpandHook {
 		defer mu.Unlock()
 		return rnd.Float64(), f.Codes[rnd.IntN(len(f.Codes))]
 	}
-	return func(_ context.Context, req *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, bool, error) {
+	return func(volumeID string) (bool, error) {
 		if !f.Until.IsZero() && time.Now().After(f.Until) {
-			return nil, false, nil
+			return false, nil
 		}
 		p, code := draw()
 		switch {
 		case p < f.FailRate:
-			return nil, true, status.Errorf(code, "injected random fault %s for volume %q", code, req.GetVolumeId())
+			return true, status.Errorf(code, "injected random fault %s for volume %q", code, volumeID)
 		case p < f.FailRate+f.HangRate:
 			// Deliberately deaf to the caller's context: see HangRate.
 			hang := time.NewTimer(f.HangFor)
 			<-hang.C
 		}
-		return nil, false, nil
+		return false, nil
 	}
 }

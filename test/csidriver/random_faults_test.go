@@ -95,3 +95,72 @@ func TestRandomHangOutlivesTheCaller(t *testing.T) {
 		t.Errorf("size after the hang = %d, want 10: the backend finished", size)
 	}
 }
+
+// TestRandomFaultsHooksShareTheSource checks that the hooks of one Hooks call
+// draw from one source: calls of both methods, interleaved, get the faults
+// that as many calls of one method would.
+func TestRandomFaultsHooksShareTheSource(t *testing.T) {
+	f := RandomFaults{Seed: 7, FailRate: 0.5}
+	want := outcomes(t, f, 100)
+	expand, modify := f.Hooks()
+	var got []codes.Code
+	for i := range 100 {
+		var err error
+		if i%3 == 0 {
+			_, _, err = modify(testContext(t), modifyRequest("vol-1", nil))
+		} else {
+			_, _, err = expand(testContext(t), expandRequest("vol-1", 10))
+		}
+		got = append(got, status.Code(err))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("interleaved calls got other faults:\n%v\n%v", got, want)
+	}
+}
+
+func TestRandomFaultsOnModify(t *testing.T) {
+	tests := []struct {
+		name     string
+		faults   RandomFaults
+		wantCode codes.Code
+		// wantModified: the volume's parameters were applied.
+		wantModified bool
+	}{
+		{name: "every call fails", faults: RandomFaults{Seed: 1, FailRate: 1, Codes: []codes.Code{codes.Unavailable}}, wantCode: codes.Unavailable},
+		{name: "no fault", faults: RandomFaults{Seed: 1}, wantModified: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, Config{})
+			expand, modify := tc.faults.Hooks()
+			d.SetExpandHook(expand)
+			d.SetModifyHook(modify)
+			_, err := c.controller.ControllerModifyVolume(testContext(t), modifyRequest("vol-1", map[string]string{"iops": "1"}))
+			if status.Code(err) != tc.wantCode {
+				t.Fatalf("ControllerModifyVolume = %v, want code %v", err, tc.wantCode)
+			}
+			if _, ok := d.VolumeParameters("vol-1"); ok != tc.wantModified {
+				t.Errorf("volume modified = %v, want %v", ok, tc.wantModified)
+			}
+		})
+	}
+}
+
+func TestRandomHangOnModifyOutlivesTheCaller(t *testing.T) {
+	d, c := dial(t, Config{})
+	_, modify := RandomFaults{Seed: 1, HangRate: 1, HangFor: 300 * time.Millisecond}.Hooks()
+	d.SetModifyHook(modify)
+	ctx, cancel := context.WithTimeout(testContext(t), 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.controller.ControllerModifyVolume(ctx, modifyRequest("vol-1", map[string]string{"iops": "1"})); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("ControllerModifyVolume of a hanging driver = %v, want DeadlineExceeded", err)
+	}
+	waitFor(t, "the hang to end", func() bool { return d.InFlight("vol-1") == 0 })
+	call := d.ModifyCalls()[0]
+	if call.Code != codes.OK || call.CallerGone.IsZero() || call.End.Sub(call.Start) < 300*time.Millisecond {
+		t.Errorf("hung call = %+v, want OK after the hang, with the caller gone", call)
+	}
+	if params, _ := d.VolumeParameters("vol-1"); params["iops"] != "1" {
+		t.Errorf("parameters after the hang = %v, want iops=1: the backend finished", params)
+	}
+}

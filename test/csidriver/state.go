@@ -29,35 +29,56 @@ import (
 type state struct {
 	// Volumes maps volume IDs to sizes in bytes.
 	Volumes map[string]int64 `json:"volumes"`
+	// Parameters maps volume IDs to their applied mutable parameters. State
+	// files written before ControllerModifyVolume was served have none.
+	Parameters map[string]map[string]string `json:"parameters,omitempty"`
 }
 
 // ReadState returns the volume sizes saved in a state file; a missing file
 // holds no volumes.
 func ReadState(path string) (map[string]int64, error) {
-	volumes := map[string]int64{}
+	s, err := readState(path)
+	return s.Volumes, err
+}
+
+// ReadVolumeParameters returns the applied mutable parameters of each volume
+// saved in a state file; a missing file holds none.
+func ReadVolumeParameters(path string) (map[string]map[string]string, error) {
+	s, err := readState(path)
+	return s.Parameters, err
+}
+
+// readState reads a state file into maps that are never nil.
+func readState(path string) (state, error) {
+	s := state{Volumes: map[string]int64{}, Parameters: map[string]map[string]string{}}
 	if path == "" {
-		return volumes, nil
+		return s, nil
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return volumes, nil
+		return s, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read driver state: %w", err)
+		return state{}, fmt.Errorf("read driver state: %w", err)
 	}
-	var s state
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("read driver state %s: %w", path, err)
+	var saved state
+	if err := json.Unmarshal(data, &saved); err != nil {
+		return state{}, fmt.Errorf("read driver state %s: %w", path, err)
 	}
-	maps.Copy(volumes, s.Volumes)
-	return volumes, nil
+	maps.Copy(s.Volumes, saved.Volumes)
+	maps.Copy(s.Parameters, saved.Parameters)
+	return s, nil
 }
 
-// WriteState replaces the state file at path with volumes. The new content
-// is renamed into place, so that a driver killed while writing leaves the
-// old state or the new one, never half of it.
+// WriteState replaces the state file at path with volumes, and no mutable
+// parameters. The new content is renamed into place, so that a driver killed
+// while writing leaves the old state or the new one, never half of it.
 func WriteState(path string, volumes map[string]int64) error {
-	data, err := json.Marshal(state{Volumes: volumes})
+	return writeState(path, state{Volumes: volumes})
+}
+
+func writeState(path string, s state) error {
+	data, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("write driver state: %w", err)
 	}
@@ -77,10 +98,7 @@ func WriteState(path string, volumes map[string]int64) error {
 func (d *Driver) resizeLocked(id string, size int64) error {
 	old, known := d.volumes[id]
 	d.volumes[id] = size
-	if d.cfg.StateFile == "" {
-		return nil
-	}
-	if err := WriteState(d.cfg.StateFile, d.volumes); err != nil {
+	if err := d.saveLocked(); err != nil {
 		if known {
 			d.volumes[id] = old
 		} else {
@@ -89,4 +107,28 @@ func (d *Driver) resizeLocked(id string, size int64) error {
 		return err
 	}
 	return nil
+}
+
+// setParametersLocked sets the applied mutable parameters of a volume and
+// saves the state, as resizeLocked does for its size.
+func (d *Driver) setParametersLocked(id string, params map[string]string) error {
+	old, known := d.parameters[id]
+	d.parameters[id] = params
+	if err := d.saveLocked(); err != nil {
+		if known {
+			d.parameters[id] = old
+		} else {
+			delete(d.parameters, id)
+		}
+		return err
+	}
+	return nil
+}
+
+// saveLocked writes the state file, if the driver keeps one. d.mu must be held.
+func (d *Driver) saveLocked() error {
+	if d.cfg.StateFile == "" {
+		return nil
+	}
+	return writeState(d.cfg.StateFile, state{Volumes: d.volumes, Parameters: d.parameters})
 }

@@ -16,8 +16,8 @@ limitations under the License.
 
 // Command csi-test-driver serves the test driver of test/csidriver as a
 // process, for the chaos tests: its volumes survive restarts (--state-file),
-// every ControllerExpandVolume call is logged with the caller's pid
-// (--call-log), and a seeded share of calls fails or hangs.
+// every ControllerExpandVolume and ControllerModifyVolume call is logged with
+// the caller's pid (--call-log), and a seeded share of calls fails or hangs.
 package main
 
 import (
@@ -44,28 +44,37 @@ type options struct {
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.endpoint, "endpoint", "", "Path of the unix socket to serve on.")
-	flag.StringVar(&o.config.DriverName, "driver-name", "csi-test.example.com", "Driver name answered by GetPluginInfo.")
-	flag.StringVar(&o.config.StateFile, "state-file", "", "File that keeps the volume sizes across restarts.")
-	flag.StringVar(&o.callLog, "call-log", "", "File to append one JSON line to when a ControllerExpandVolume call starts and when it ends.")
-	flag.BoolVar(&o.config.NodeExpansionRequired, "node-expansion-required", false, "Answer node_expansion_required=true.")
-	flag.Float64Var(&o.faults.FailRate, "fail-rate", 0, "Share of ControllerExpandVolume calls answered with Unavailable, DeadlineExceeded or Internal.")
-	flag.Float64Var(&o.faults.HangRate, "hang-rate", 0, "Share of ControllerExpandVolume calls that hang for --hang-for, whatever the caller does, and then grow the volume.")
-	flag.DurationVar(&o.faults.HangFor, "hang-for", 30*time.Second, "How long a hanging call hangs; make it longer than the resizer's --timeout.")
-	flag.Uint64Var(&o.faults.Seed, "seed", 1, "Seed of the injected faults.")
-	flag.StringVar(&o.faultsUntil, "faults-until", "", "RFC 3339 time after which no fault is injected.")
-	flag.DurationVar(&o.latency, "latency", 0, "Delay of every ControllerExpandVolume call; it ends early when the caller gives up.")
+	o := bindFlags(flag.CommandLine)
 	klog.InitFlags(nil)
 	flag.Parse()
-	if err := run(o); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := run(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "csi-test-driver:", err)
 		os.Exit(1)
 	}
 }
 
-// run serves until SIGTERM or SIGINT.
-func run(o options) error {
+// bindFlags defines the command's flags on fs, to be read once fs is parsed.
+func bindFlags(fs *flag.FlagSet) *options {
+	o := &options{}
+	fs.StringVar(&o.endpoint, "endpoint", "", "Path of the unix socket to serve on.")
+	fs.StringVar(&o.config.DriverName, "driver-name", "csi-test.example.com", "Driver name answered by GetPluginInfo.")
+	fs.StringVar(&o.config.StateFile, "state-file", "", "File that keeps the volume sizes and mutable parameters across restarts.")
+	fs.StringVar(&o.callLog, "call-log", "", "File to append one JSON line to when a ControllerExpandVolume or ControllerModifyVolume call starts and when it ends.")
+	fs.BoolVar(&o.config.NodeExpansionRequired, "node-expansion-required", false, "Answer node_expansion_required=true.")
+	fs.BoolVar(&o.config.ControllerModify, "modify", false, "Advertise the controller capability MODIFY_VOLUME.")
+	fs.Float64Var(&o.faults.FailRate, "fail-rate", 0, "Share of ControllerExpandVolume and ControllerModifyVolume calls answered with Unavailable, DeadlineExceeded or Internal.")
+	fs.Float64Var(&o.faults.HangRate, "hang-rate", 0, "Share of ControllerExpandVolume and ControllerModifyVolume calls that hang for --hang-for, whatever the caller does, and then change the volume.")
+	fs.DurationVar(&o.faults.HangFor, "hang-for", 30*time.Second, "How long a hanging call hangs; make it longer than the resizer's --timeout.")
+	fs.Uint64Var(&o.faults.Seed, "seed", 1, "Seed of the injected faults.")
+	fs.StringVar(&o.faultsUntil, "faults-until", "", "RFC 3339 time after which no fault is injected.")
+	fs.DurationVar(&o.latency, "latency", 0, "Delay of every ControllerExpandVolume and ControllerModifyVolume call; it ends early when the caller gives up.")
+	return o
+}
+
+// run serves until ctx ends (SIGTERM or SIGINT).
+func run(ctx context.Context, o *options) error {
 	if o.endpoint == "" {
 		return errors.New("--endpoint is required")
 	}
@@ -85,6 +94,7 @@ func run(o options) error {
 		}
 		defer log.Close()
 		cfg.OnExpandCall = log.Record
+		cfg.OnModifyCall = log.RecordModify
 	}
 	d, err := csidriver.Serve(o.endpoint, cfg)
 	if err != nil {
@@ -92,14 +102,16 @@ func run(o options) error {
 	}
 	defer d.Stop()
 	if o.faults.FailRate > 0 || o.faults.HangRate > 0 {
-		d.SetExpandHook(o.faults.Hook())
+		expand, modify := o.faults.Hooks()
+		d.SetExpandHook(expand)
+		d.SetModifyHook(modify)
 	}
 	d.SetExpandDelay(o.latency)
+	d.SetModifyDelay(o.latency)
 	klog.InfoS("CSI test driver serving", "endpoint", o.endpoint, "driver", cfg.DriverName, "pid", os.Getpid(),
+		"modify", cfg.ControllerModify,
 		"failRate", o.faults.FailRate, "hangRate", o.faults.HangRate, "hangFor", o.faults.HangFor,
 		"seed", o.faults.Seed, "faultsUntil", o.faults.Until)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
 	<-ctx.Done()
 	return nil
 }
