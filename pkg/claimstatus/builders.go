@@ -45,7 +45,7 @@ func Intent(pvc *v1.PersistentVolumeClaim, target resource.Quantity, now metav1.
 	out := pvc.DeepCopy()
 	setAllocated(out, target)
 	setResizeStatus(out, v1.PersistentVolumeClaimControllerResizeInProgress)
-	out.Status.Conditions = mergeConditions(out.Status.Conditions, now, condition(v1.PersistentVolumeClaimResizing, ""))
+	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now, condition(v1.PersistentVolumeClaimResizing, ""))
 	delete(out.Annotations, AnnNodeExpansionNotRequired)
 	return out
 }
@@ -55,7 +55,7 @@ func Intent(pvc *v1.PersistentVolumeClaim, target resource.Quantity, now metav1.
 func NodePending(pvc *v1.PersistentVolumeClaim, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	setResizeStatus(out, v1.PersistentVolumeClaimNodeResizePending)
-	out.Status.Conditions = mergeConditions(out.Status.Conditions, now,
+	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now,
 		condition(v1.PersistentVolumeClaimFileSystemResizePending, FileSystemResizePendingMessage))
 	delete(out.Annotations, AnnNodeExpansionNotRequired)
 	return out
@@ -68,7 +68,7 @@ func Finished(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.
 		out.Status.Capacity = v1.ResourceList{}
 	}
 	out.Status.Capacity[v1.ResourceStorage] = size
-	out.Status.Conditions = mergeConditions(out.Status.Conditions, now)
+	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now)
 	clearResizeStatus(out)
 	if out.Annotations == nil {
 		out.Annotations = map[string]string{}
@@ -85,7 +85,7 @@ func Failed(pvc *v1.PersistentVolumeClaim, infeasible bool, message string, now 
 	if infeasible {
 		setResizeStatus(out, v1.PersistentVolumeClaimControllerResizeInfeasible)
 	}
-	out.Status.Conditions = mergeConditions(out.Status.Conditions, now,
+	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now,
 		condition(v1.PersistentVolumeClaimControllerResizeError, message))
 	return out
 }

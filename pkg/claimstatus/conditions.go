@@ -21,22 +21,32 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// controllerConditions are the conditions the resizer owns. Any other
-// condition, kubelet's NodeResizeError among them, is kept as it is.
-var controllerConditions = map[v1.PersistentVolumeClaimConditionType]bool{
+// conditionSet is a set of condition types one operation owns. Merging the
+// conditions of one operation keeps every other condition as it is: the
+// other operation's, and kubelet's NodeResizeError.
+type conditionSet map[v1.PersistentVolumeClaimConditionType]bool
+
+// resizeConditions are the conditions the resize steps own.
+var resizeConditions = conditionSet{
 	v1.PersistentVolumeClaimResizing:                true,
 	v1.PersistentVolumeClaimFileSystemResizePending: true,
 	v1.PersistentVolumeClaimControllerResizeError:   true,
+}
+
+// modifyConditions are the conditions the modify steps own.
+var modifyConditions = conditionSet{
+	v1.PersistentVolumeClaimVolumeModifyingVolume:   true,
+	v1.PersistentVolumeClaimVolumeModifyVolumeError: true,
 }
 
 func condition(t v1.PersistentVolumeClaimConditionType, message string) v1.PersistentVolumeClaimCondition {
 	return v1.PersistentVolumeClaimCondition{Type: t, Status: v1.ConditionTrue, Message: message}
 }
 
-// mergeConditions replaces the resizer's conditions in existing with set.
-// A condition that was already true keeps its place and transition time, so
-// that repeating a step writes nothing new.
-func mergeConditions(existing []v1.PersistentVolumeClaimCondition, now metav1.Time, set ...v1.PersistentVolumeClaimCondition) []v1.PersistentVolumeClaimCondition {
+// merge replaces the conditions of owned in existing with set. A condition
+// that was already true keeps its place and transition time, and its probe
+// time unless set gives one, so that repeating a step writes nothing new.
+func (owned conditionSet) merge(existing []v1.PersistentVolumeClaimCondition, now metav1.Time, set ...v1.PersistentVolumeClaimCondition) []v1.PersistentVolumeClaimCondition {
 	wanted := make(map[v1.PersistentVolumeClaimConditionType]v1.PersistentVolumeClaimCondition, len(set))
 	for _, c := range set {
 		c.LastTransitionTime = now
@@ -44,7 +54,7 @@ func mergeConditions(existing []v1.PersistentVolumeClaimCondition, now metav1.Ti
 	}
 	var out []v1.PersistentVolumeClaimCondition
 	for _, old := range existing {
-		if !controllerConditions[old.Type] {
+		if !owned[old.Type] {
 			out = append(out, old)
 			continue
 		}
@@ -54,7 +64,9 @@ func mergeConditions(existing []v1.PersistentVolumeClaimCondition, now metav1.Ti
 		}
 		if old.Status == c.Status {
 			c.LastTransitionTime = old.LastTransitionTime
-			c.LastProbeTime = old.LastProbeTime
+			if c.LastProbeTime.IsZero() {
+				c.LastProbeTime = old.LastProbeTime
+			}
 		}
 		out = append(out, c)
 		delete(wanted, old.Type)

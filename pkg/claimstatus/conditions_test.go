@@ -77,7 +77,7 @@ func TestMergeConditions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := append([]v1.PersistentVolumeClaimCondition(nil), tc.existing...)
-			got := mergeConditions(tc.existing, now, tc.set...)
+			got := resizeConditions.merge(tc.existing, now, tc.set...)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("wrong conditions (-got +want):\n%s", diff.Diff(got, tc.want))
 			}
@@ -95,7 +95,7 @@ func TestMergeConditions(t *testing.T) {
 // $setElementOrder/conditions: a needless write that can also conflict.
 func TestMergeConditionsKeepsPosition(t *testing.T) {
 	existing := conds(cond(resizing, v1.ConditionTrue, "", then), cond(nodeError, v1.ConditionTrue, "kubelet", then))
-	got := mergeConditions(existing, now, cond(resizing, v1.ConditionTrue, "", metav1.Time{}))
+	got := resizeConditions.merge(existing, now, cond(resizing, v1.ConditionTrue, "", metav1.Time{}))
 	if !reflect.DeepEqual(got, existing) {
 		t.Errorf("unchanged conditions were reordered (-got +want):\n%s", diff.Diff(got, existing))
 	}

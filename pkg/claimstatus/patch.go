@@ -80,14 +80,20 @@ func claimPatch(old, updated *v1.PersistentVolumeClaim) patch {
 	if !apiequality.Semantic.DeepEqual(old.Status.Conditions, updated.Status.Conditions) {
 		status["conditions"] = updated.Status.Conditions
 	}
+	putClass(status, "currentVolumeAttributesClassName", old.Status.CurrentVolumeAttributesClassName, updated.Status.CurrentVolumeAttributesClassName)
+	if !apiequality.Semantic.DeepEqual(old.Status.ModifyVolumeStatus, updated.Status.ModifyVolumeStatus) {
+		status["modifyVolumeStatus"] = updated.Status.ModifyVolumeStatus // null when nil
+	}
 	return withMetadata(old.Annotations, updated.Annotations, "status", status)
 }
 
-// volumePatch is the merge patch from old to updated over what Grown
-// changes: annotations and spec.capacity.
+// volumePatch is the merge patch from old to updated over what Grown and
+// Classed change: annotations, spec.capacity and
+// spec.volumeAttributesClassName.
 func volumePatch(old, updated *v1.PersistentVolume) patch {
 	spec := patch{}
 	putResources(spec, "capacity", old.Spec.Capacity, updated.Spec.Capacity)
+	putClass(spec, "volumeAttributesClassName", old.Spec.VolumeAttributesClassName, updated.Spec.VolumeAttributesClassName)
 	return withMetadata(old.Annotations, updated.Annotations, "spec", spec)
 }
 
@@ -132,6 +138,16 @@ func putMap[K ~string, V any](p patch, key string, old, updated map[K]V, equal f
 	}
 	if len(d) > 0 {
 		p[key] = d
+	}
+}
+
+// putClass adds a class name field to p when it changed; null removes it.
+func putClass(p patch, key string, old, updated *string) {
+	switch {
+	case updated == nil && old != nil:
+		p[key] = nil
+	case updated != nil && (old == nil || *old != *updated):
+		p[key] = *updated
 	}
 }
 
