@@ -34,7 +34,7 @@ import (
 // apierrors.IsNotFound still holds. The data is returned as strings, the form CSI requests take.
 func Fetch(ctx context.Context, client kubernetes.Interface, ref Ref) (map[string]string, error) {
 	if ref.Namespace == "" || ref.Name == "" {
-		return nil, fmt.Errorf("secret %q for volume expansion: both namespace and name are required", ref)
+		return nil, fmt.Errorf("secret %q for %s: both namespace and name are required", ref, ref.use())
 	}
 	// client-go logs response bodies at V(8) and above, and this response is the Secret: the
 	// read gets a logger capped below that level (see quietContext).
@@ -42,19 +42,19 @@ func Fetch(ctx context.Context, client kubernetes.Interface, ref Ref) (map[strin
 	if !capped && klog.FromContext(ctx).V(bodyLogLevel).Enabled() {
 		// Fail closed rather than print the Secret: the operator asked for body logging and
 		// switched off the contextual logging that lets this one call opt out of it.
-		return nil, fmt.Errorf("secret %q for volume expansion not read: at --v=%d and above client-go logs the Secret's data unless the ContextualLogging feature gate is on", ref, bodyLogLevel)
+		return nil, fmt.Errorf("secret %q for %s not read: at --v=%d and above client-go logs the Secret's data unless the ContextualLogging feature gate is on", ref, ref.use(), bodyLogLevel)
 	}
 	secret, err := client.CoreV1().Secrets(ref.Namespace).Get(quiet, ref.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("secret %q for volume expansion not found: %w", ref, err)
+		return nil, fmt.Errorf("secret %q for %s not found: %w", ref, ref.use(), err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get secret %q for volume expansion: %w", ref, err)
+		return nil, fmt.Errorf("get secret %q for %s: %w", ref, ref.use(), err)
 	}
 	data := make(map[string]string, len(secret.Data))
 	for k, v := range secret.Data {
 		data[k] = string(v)
 	}
-	klog.FromContext(ctx).V(4).Info("Read secret for volume expansion", "secret", klog.KRef(ref.Namespace, ref.Name), "keys", len(data))
+	klog.FromContext(ctx).V(4).Info("Read secret for "+ref.use(), "secret", klog.KRef(ref.Namespace, ref.Name), "keys", len(data))
 	return data, nil
 }

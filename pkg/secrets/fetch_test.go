@@ -193,3 +193,10 @@ func TestFetchNeverLeaks(t *testing.T) {
 		}
 	}
 }
+
+func TestFetchSaysWhatTheSecretIsFor(t *testing.T) {
+	_, err := Fetch(context.Background(), fake.NewClientset(), Ref{Namespace: "keys", Name: "gone", Use: "volume modification"})
+	if err == nil || !strings.Contains(err.Error(), `secret "keys/gone" for volume modification not found`) {
+		t.Errorf("Fetch error = %v, want it to name the modification", err)
+	}
+}

@@ -31,7 +31,20 @@ import (
 )
 
 // Ref names a Secret. It holds no secret data, so it is safe to log and to put in errors.
-type Ref struct{ Namespace, Name string }
+type Ref struct {
+	Namespace, Name string
+	// Use says what the Secret is for in errors and logs: "volume
+	// modification", or "" for volume expansion.
+	Use string
+}
+
+// use is what the Secret is for, as errors and logs say it.
+func (r Ref) use() string {
+	if r.Use == "" {
+		return "volume expansion"
+	}
+	return r.Use
+}
 
 // String returns "namespace/name", the form used in logs, events and errors.
 func (r Ref) String() string { return r.Namespace + "/" + r.Name }
@@ -93,4 +106,30 @@ func RefFor(pv *v1.PersistentVolume, pvc *v1.PersistentVolumeClaim, sc *storagev
 		return nil, fmt.Errorf("StorageClass %q parameter %s: %w", sc.Name, NameParam, err)
 	}
 	return &Ref{Namespace: ns, Name: name}, nil
+}
+
+// The PV annotations in which the external-provisioner records the Secret of
+// ControllerModifyVolume, as upstream reads them.
+const (
+	ModifyNameAnnotation      = "volume.kubernetes.io/controller-modify-secret-name"
+	ModifyNamespaceAnnotation = "volume.kubernetes.io/controller-modify-secret-namespace"
+)
+
+// ModifyRefFor returns the Secret to use when modifying pv: the one the
+// PV's annotations name when both are set, as upstream; else the expansion
+// Secret that RefFor finds (the PV's controllerExpandSecretRef, which
+// upstream also falls back to, then the StorageClass templates).
+func ModifyRefFor(pv *v1.PersistentVolume, pvc *v1.PersistentVolumeClaim, sc *storagev1.StorageClass) (*Ref, error) {
+	if pv == nil {
+		return nil, errors.New("find modification secret: no PersistentVolume given")
+	}
+	name, ns := pv.Annotations[ModifyNameAnnotation], pv.Annotations[ModifyNamespaceAnnotation]
+	if name != "" && ns != "" {
+		return &Ref{Namespace: ns, Name: name, Use: "volume modification"}, nil
+	}
+	ref, err := RefFor(pv, pvc, sc)
+	if ref != nil {
+		ref.Use = "volume modification"
+	}
+	return ref, err
 }

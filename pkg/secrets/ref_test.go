@@ -261,3 +261,44 @@ func checkErr(t *testing.T, err error, want []string) {
 		}
 	}
 }
+
+func TestModifyRefFor(t *testing.T) {
+	annotated := func(pv *v1.PersistentVolume, kv ...string) *v1.PersistentVolume {
+		pv.Annotations = map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			pv.Annotations[kv[i]] = kv[i+1]
+		}
+		return pv
+	}
+	expandRef := &v1.SecretReference{Namespace: "vault", Name: "expand"}
+	tests := []struct {
+		name string
+		pv   *v1.PersistentVolume
+		sc   *storagev1.StorageClass
+		want *Ref
+	}{
+		{name: "annotations win", pv: annotated(testPV("pv-1", expandRef), ModifyNameAnnotation, "modify", ModifyNamespaceAnnotation, "keys"),
+			want: &Ref{Namespace: "keys", Name: "modify", Use: "volume modification"}},
+		{name: "name annotation alone: the expansion ref", pv: annotated(testPV("pv-1", expandRef), ModifyNameAnnotation, "modify"),
+			want: &Ref{Namespace: "vault", Name: "expand", Use: "volume modification"}},
+		{name: "no annotations: the expansion ref", pv: testPV("pv-1", expandRef),
+			want: &Ref{Namespace: "vault", Name: "expand", Use: "volume modification"}},
+		{name: "no ref: the StorageClass templates", pv: testPV("pv-1", nil), sc: testClass(NameParam, "${pvc.name}", NamespaceParam, "${pvc.namespace}"),
+			want: &Ref{Namespace: "ns", Name: "data", Use: "volume modification"}},
+		{name: "nothing configured", pv: testPV("pv-1", nil)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ModifyRefFor(tt.pv, testPVC("ns", "data"), tt.sc)
+			if err != nil {
+				t.Fatalf("ModifyRefFor: %v", err)
+			}
+			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+				t.Errorf("ModifyRefFor = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+	if _, err := ModifyRefFor(nil, nil, nil); err == nil {
+		t.Error("no PV: no error")
+	}
+}
