@@ -41,6 +41,10 @@ type Capabilities struct {
 	// SingleNodeMultiWriter is the controller capability SINGLE_NODE_MULTI_WRITER;
 	// it changes how access modes map to CSI (see VolumeCapability).
 	SingleNodeMultiWriter bool
+	// ControllerModify is the controller capability MODIFY_VOLUME: the
+	// driver changes volumes to a VolumeAttributesClass with
+	// ControllerModifyVolume.
+	ControllerModify bool
 }
 
 // Mode is how the resizer works with a driver.
@@ -110,6 +114,7 @@ func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
 		}
 		caps.ControllerExpand = ctrl[csi.ControllerServiceCapability_RPC_EXPAND_VOLUME]
 		caps.SingleNodeMultiWriter = ctrl[csi.ControllerServiceCapability_RPC_SINGLE_NODE_MULTI_WRITER]
+		caps.ControllerModify = ctrl[csi.ControllerServiceCapability_RPC_MODIFY_VOLUME]
 	}
 	switch nodeExpand, err := c.nodeExpand(ctx); {
 	case err == nil:
@@ -124,7 +129,7 @@ func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
 	logger.V(2).Info("CSI driver capabilities", "mode", caps.Mode(),
 		"controllerExpand", caps.ControllerExpand, "nodeExpand", caps.NodeExpand,
 		"online", caps.OnlineExpansion, "offline", caps.OfflineExpansion,
-		"singleNodeMultiWriter", caps.SingleNodeMultiWriter)
+		"singleNodeMultiWriter", caps.SingleNodeMultiWriter, "controllerModify", caps.ControllerModify)
 	return caps, nil
 }
 

@@ -96,6 +96,25 @@ func TestCapabilities(t *testing.T) {
 			want:     Capabilities{ControllerExpand: true, SingleNodeMultiWriter: true},
 			wantMode: ModeController,
 		},
+		{
+			name:     "controller modify",
+			cfg:      csidriver.Config{ControllerExpand: true, ControllerModify: true},
+			want:     Capabilities{ControllerExpand: true, ControllerModify: true},
+			wantMode: ModeController,
+		},
+		{
+			name: "controller modify without expansion",
+			// A driver may modify volumes it cannot expand.
+			cfg:      csidriver.Config{ControllerModify: true, NoNodeService: true},
+			want:     Capabilities{ControllerModify: true},
+			wantMode: ModeUnsupported,
+		},
+		{
+			name:     "controller modify, no controller service",
+			cfg:      csidriver.Config{ControllerModify: true, NodeExpand: true, NoControllerService: true},
+			want:     Capabilities{NodeExpand: true},
+			wantMode: ModeNodeOnly,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
