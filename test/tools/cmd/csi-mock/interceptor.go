@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,18 +31,29 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// The scripted and logged methods, as the fault file and the call log name them.
+const (
+	methodExpand = "ControllerExpandVolume"
+	methodModify = "ControllerModifyVolume"
+)
+
 // answer is one scripted answer: a delay, then an error code (or the mock's
-// own answer when Code is empty).
+// own answer when Code is empty), for the next call of Method (empty means
+// ControllerExpandVolume).
 type answer struct {
+	Method  string `json:"method,omitempty"`
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
 	Delay   string `json:"delay,omitempty"`
 }
 
-// call is one ControllerExpandVolume as the call log records it.
+// call is one ControllerExpandVolume or ControllerModifyVolume as the call
+// log records it.
 type call struct {
+	Method        string            `json:"method"`
 	VolumeID      string            `json:"volumeID"`
 	RequiredBytes int64             `json:"requiredBytes"`
+	Parameters    map[string]string `json:"parameters,omitempty"`
 	Secrets       map[string]string `json:"secrets,omitempty"`
 	Start         time.Time         `json:"start"`
 	End           time.Time         `json:"end"`
@@ -50,10 +62,12 @@ type call struct {
 	NodeStep      bool              `json:"nodeExpansionRequired,omitempty"`
 }
 
-// interceptor scripts ControllerExpandVolume from a file that tests
-// rewrite, and logs each call.
+// interceptor scripts ControllerExpandVolume and ControllerModifyVolume from
+// a file that tests rewrite, logs each of their calls, and advertises the
+// controller capability MODIFY_VOLUME only with modify.
 type interceptor struct {
 	faultFile, callLog string
+	modify             bool
 
 	mu      sync.Mutex
 	loaded  []byte
@@ -61,13 +75,19 @@ type interceptor struct {
 }
 
 func (i *interceptor) intercept(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	expand, ok := req.(*csi.ControllerExpandVolumeRequest)
-	if !ok {
+	var c call
+	switch r := req.(type) {
+	case *csi.ControllerGetCapabilitiesRequest:
+		return i.capabilities(ctx, req, handler)
+	case *csi.ControllerExpandVolumeRequest:
+		c = call{Method: methodExpand, VolumeID: r.GetVolumeId(), RequiredBytes: r.GetCapacityRange().GetRequiredBytes(), Secrets: r.GetSecrets()}
+	case *csi.ControllerModifyVolumeRequest:
+		c = call{Method: methodModify, VolumeID: r.GetVolumeId(), Parameters: r.GetMutableParameters(), Secrets: r.GetSecrets()}
+	default:
 		return handler(ctx, req)
 	}
-	c := call{VolumeID: expand.GetVolumeId(), RequiredBytes: expand.GetCapacityRange().GetRequiredBytes(),
-		Secrets: expand.GetSecrets(), Start: time.Now()}
-	resp, err := i.answer(ctx, req, handler)
+	c.Start = time.Now()
+	resp, err := i.answer(ctx, c.Method, req, handler)
 	c.End, c.Code = time.Now(), status.Code(err).String()
 	if r, ok := resp.(*csi.ControllerExpandVolumeResponse); ok {
 		c.CapacityBytes, c.NodeStep = r.GetCapacityBytes(), r.GetNodeExpansionRequired()
@@ -76,8 +96,29 @@ func (i *interceptor) intercept(ctx context.Context, req any, info *grpc.UnarySe
 	return resp, err
 }
 
-func (i *interceptor) answer(ctx context.Context, req any, handler grpc.UnaryHandler) (any, error) {
-	a := i.next()
+// capabilities makes the mock advertise MODIFY_VOLUME exactly when asked
+// to: Kubernetes' mock advertises it always, with a stub
+// ControllerModifyVolume, so without modify it is taken out and the mock
+// stands for a driver that cannot modify volumes.
+func (i *interceptor) capabilities(ctx context.Context, req any, handler grpc.UnaryHandler) (any, error) {
+	resp, err := handler(ctx, req)
+	r, ok := resp.(*csi.ControllerGetCapabilitiesResponse)
+	if err != nil || !ok {
+		return resp, err
+	}
+	r.Capabilities = slices.DeleteFunc(r.Capabilities, func(c *csi.ControllerServiceCapability) bool {
+		return c.GetRpc().GetType() == csi.ControllerServiceCapability_RPC_MODIFY_VOLUME
+	})
+	if i.modify {
+		r.Capabilities = append(r.Capabilities, &csi.ControllerServiceCapability{Type: &csi.ControllerServiceCapability_Rpc{
+			Rpc: &csi.ControllerServiceCapability_RPC{Type: csi.ControllerServiceCapability_RPC_MODIFY_VOLUME},
+		}})
+	}
+	return r, nil
+}
+
+func (i *interceptor) answer(ctx context.Context, method string, req any, handler grpc.UnaryHandler) (any, error) {
+	a := i.next(method)
 	if d, err := time.ParseDuration(a.Delay); err == nil && d > 0 {
 		select {
 		case <-time.After(d):
@@ -101,9 +142,10 @@ func codeNamed(name string) (codes.Code, bool) {
 	return codes.OK, false
 }
 
-// next pops the next scripted answer; the script is reloaded whenever the
-// file's content changes.
-func (i *interceptor) next() answer {
+// next pops the next scripted answer for method, leaving the answers for the
+// other method in place; the script is reloaded whenever the file's content
+// changes.
+func (i *interceptor) next(method string) answer {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.faultFile != "" {
@@ -113,12 +155,13 @@ func (i *interceptor) next() answer {
 			_ = json.Unmarshal(data, &i.pending)
 		}
 	}
-	if len(i.pending) == 0 {
-		return answer{}
+	for n, a := range i.pending {
+		if a.Method == method || (a.Method == "" && method == methodExpand) {
+			i.pending = slices.Delete(i.pending, n, n+1)
+			return a
+		}
 	}
-	a := i.pending[0]
-	i.pending = i.pending[1:]
-	return a
+	return answer{}
 }
 
 func (i *interceptor) log(c call) {

@@ -16,7 +16,8 @@ limitations under the License.
 
 // Command csi-mock serves the CSI mock driver of Kubernetes' own csi-mock
 // e2e tests on a unix socket, with a gRPC interceptor that injects faults
-// and records every ControllerExpandVolume call, as the Kubernetes e2e does.
+// into and records every ControllerExpandVolume and ControllerModifyVolume
+// call, as the Kubernetes e2e does.
 package main
 
 import (
@@ -40,8 +41,9 @@ func main() {
 		nodeStep  = flag.Bool("node-expansion-required", false, "Answer node_expansion_required=true.")
 		noCtrl    = flag.Bool("disable-controller-expansion", false, "Do not advertise controller EXPAND_VOLUME (node-only driver).")
 		offline   = flag.Bool("disable-online-expansion", false, "Advertise OFFLINE expansion only.")
-		faultFile = flag.String("fault-file", "", "JSON list of answers for the next ControllerExpandVolume calls, consumed in order; rewritten by tests.")
-		callLog   = flag.String("call-log", "", "File to append one JSON line per ControllerExpandVolume call to.")
+		modify    = flag.Bool("modify", false, "Advertise the controller capability MODIFY_VOLUME (the mock's ControllerModifyVolume succeeds); without it, MODIFY_VOLUME is not advertised.")
+		faultFile = flag.String("fault-file", "", "JSON list of answers for the next ControllerExpandVolume and ControllerModifyVolume calls (by their \"method\", empty for ControllerExpandVolume), consumed in order; rewritten by tests.")
+		callLog   = flag.String("call-log", "", "File to append one JSON line per ControllerExpandVolume or ControllerModifyVolume call to.")
 	)
 	klog.InitFlags(nil)
 	flag.Parse()
@@ -63,12 +65,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "csi-mock: listen on %s: %v\n", *endpoint, err)
 		os.Exit(1)
 	}
-	faults := &interceptor{faultFile: *faultFile, callLog: *callLog}
+	faults := &interceptor{faultFile: *faultFile, callLog: *callLog, modify: *modify}
 	if err := drv.Start(l, faults.intercept); err != nil {
 		fmt.Fprintf(os.Stderr, "csi-mock: start: %v\n", err)
 		os.Exit(1)
 	}
-	klog.InfoS("CSI mock driver serving", "endpoint", *endpoint, "driver", *name)
+	klog.InfoS("CSI mock driver serving", "endpoint", *endpoint, "driver", *name, "modify", *modify)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	<-ctx.Done()

@@ -1,0 +1,161 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+func capability(typ csi.ControllerServiceCapability_RPC_Type) *csi.ControllerServiceCapability {
+	return &csi.ControllerServiceCapability{Type: &csi.ControllerServiceCapability_Rpc{
+		Rpc: &csi.ControllerServiceCapability_RPC{Type: typ},
+	}}
+}
+
+func TestCapabilities(t *testing.T) {
+	expand, modify := csi.ControllerServiceCapability_RPC_EXPAND_VOLUME, csi.ControllerServiceCapability_RPC_MODIFY_VOLUME
+	tests := []struct {
+		name   string
+		modify bool
+		mock   []csi.ControllerServiceCapability_RPC_Type // what the mock answers
+		want   []csi.ControllerServiceCapability_RPC_Type
+	}{
+		{name: "mock advertises modify, not asked", mock: []csi.ControllerServiceCapability_RPC_Type{modify, expand}, want: []csi.ControllerServiceCapability_RPC_Type{expand}},
+		{name: "mock advertises modify, asked", modify: true, mock: []csi.ControllerServiceCapability_RPC_Type{modify, expand}, want: []csi.ControllerServiceCapability_RPC_Type{expand, modify}},
+		{name: "mock does not advertise modify, asked", modify: true, mock: []csi.ControllerServiceCapability_RPC_Type{expand}, want: []csi.ControllerServiceCapability_RPC_Type{expand, modify}},
+		{name: "mock does not advertise modify, not asked", mock: []csi.ControllerServiceCapability_RPC_Type{expand}, want: []csi.ControllerServiceCapability_RPC_Type{expand}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			i := &interceptor{modify: tc.modify}
+			handler := func(context.Context, any) (any, error) {
+				resp := &csi.ControllerGetCapabilitiesResponse{}
+				for _, typ := range tc.mock {
+					resp.Capabilities = append(resp.Capabilities, capability(typ))
+				}
+				return resp, nil
+			}
+			resp, err := i.intercept(t.Context(), &csi.ControllerGetCapabilitiesRequest{}, &grpc.UnaryServerInfo{}, handler)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []csi.ControllerServiceCapability_RPC_Type
+			for _, c := range resp.(*csi.ControllerGetCapabilitiesResponse).GetCapabilities() {
+				got = append(got, c.GetRpc().GetType())
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("capabilities = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCapabilitiesError(t *testing.T) {
+	i := &interceptor{modify: true}
+	_, err := i.intercept(t.Context(), &csi.ControllerGetCapabilitiesRequest{}, &grpc.UnaryServerInfo{},
+		func(context.Context, any) (any, error) { return nil, status.Error(codes.Internal, "hook") })
+	if status.Code(err) != codes.Internal {
+		t.Errorf("error = %v, want the mock's Internal", err)
+	}
+}
+
+// loggedCall is a call log line as tests read it.
+type loggedCall struct {
+	Method        string            `json:"method"`
+	VolumeID      string            `json:"volumeID"`
+	RequiredBytes int64             `json:"requiredBytes"`
+	Parameters    map[string]string `json:"parameters"`
+	Secrets       map[string]string `json:"secrets"`
+	Code          string            `json:"code"`
+	CapacityBytes int64             `json:"capacityBytes"`
+}
+
+// TestScriptAndLog scripts answers of both methods in one fault file and
+// checks that each call takes the next answer of its own method and is logged.
+func TestScriptAndLog(t *testing.T) {
+	dir := t.TempDir()
+	i := &interceptor{faultFile: filepath.Join(dir, "faults.json"), callLog: filepath.Join(dir, "calls.jsonl")}
+	script := `[{"method":"ControllerModifyVolume","code":"InvalidArgument"},{"code":"ResourceExhausted"},{"method":"ControllerExpandVolume","code":"Aborted"}]`
+	if err := os.WriteFile(i.faultFile, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	handler := func(_ context.Context, req any) (any, error) {
+		switch r := req.(type) {
+		case *csi.ControllerExpandVolumeRequest:
+			return &csi.ControllerExpandVolumeResponse{CapacityBytes: r.GetCapacityRange().GetRequiredBytes()}, nil
+		case *csi.ControllerModifyVolumeRequest:
+			return &csi.ControllerModifyVolumeResponse{}, nil
+		}
+		return nil, status.Error(codes.Unimplemented, "?")
+	}
+	secrets := map[string]string{"password": "p"}
+	expand := &csi.ControllerExpandVolumeRequest{VolumeId: "vol-1", CapacityRange: &csi.CapacityRange{RequiredBytes: 10}, Secrets: secrets}
+	modify := &csi.ControllerModifyVolumeRequest{VolumeId: "vol-1", MutableParameters: map[string]string{"iops": "3000"}, Secrets: secrets}
+	requests := []any{expand, modify, modify, expand, expand}
+	wantCodes := []codes.Code{codes.ResourceExhausted, codes.InvalidArgument, codes.OK, codes.Aborted, codes.OK}
+	for n, req := range requests {
+		_, err := i.intercept(t.Context(), req, &grpc.UnaryServerInfo{}, handler)
+		if status.Code(err) != wantCodes[n] {
+			t.Errorf("call %d: error = %v, want code %v", n, err, wantCodes[n])
+		}
+	}
+	// Other calls pass through, unlogged.
+	if _, err := i.intercept(t.Context(), &csi.ProbeRequest{}, &grpc.UnaryServerInfo{}, handler); status.Code(err) != codes.Unimplemented {
+		t.Errorf("other call = %v, want the handler's answer", err)
+	}
+
+	f, err := os.Open(i.callLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var got []loggedCall
+	for s := bufio.NewScanner(f); s.Scan(); {
+		var c loggedCall
+		if err := json.Unmarshal(s.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, c)
+	}
+	if len(got) != len(requests) {
+		t.Fatalf("call log has %d lines, want %d: %+v", len(got), len(requests), got)
+	}
+	for n, c := range got {
+		want := loggedCall{Method: methodExpand, VolumeID: "vol-1", RequiredBytes: 10, Code: wantCodes[n].String()}
+		if _, ok := requests[n].(*csi.ControllerModifyVolumeRequest); ok {
+			want = loggedCall{Method: methodModify, VolumeID: "vol-1", Parameters: map[string]string{"iops": "3000"}, Code: wantCodes[n].String()}
+		} else if wantCodes[n] == codes.OK {
+			want.CapacityBytes = 10
+		}
+		if c.Method != want.Method || c.VolumeID != want.VolumeID || c.RequiredBytes != want.RequiredBytes || c.Code != want.Code ||
+			c.CapacityBytes != want.CapacityBytes || !maps.Equal(c.Parameters, want.Parameters) || !maps.Equal(c.Secrets, secrets) {
+			t.Errorf("line %d = %+v, want %+v with the secrets", n, c, want)
+		}
+	}
+}
