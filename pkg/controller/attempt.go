@@ -61,7 +61,7 @@ func (c *Controller) expand(ctx context.Context, key string, pvc *v1.PersistentV
 	}
 	if d.RecordIntent {
 		if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.Intent(pvc, d.Target, c.now())); err != nil {
-			return 0, c.writeFailed(ctx, pvc, err)
+			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, err)
 		}
 		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonResizing, "External resizer is resizing volume "+pv.Name)
 	}
@@ -97,19 +97,19 @@ func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentV
 		preResize = &old
 	}
 	if _, err := c.patchVolume(ctx, pv, claimstatus.Grown(pv, size, preResize)); err != nil {
-		return c.writeFailed(ctx, pvc, err)
+		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err)
 	}
 	var err error
 	if nodeStep {
 		if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.NodePending(pvc, c.now())); err != nil {
-			return c.writeFailed(ctx, pvc, err)
+			return c.writeFailed(ctx, pvc, ReasonResizeFailed, err)
 		}
 		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonFileSystemResizeRequired, "Require file system resize of volume on node")
 		c.observe(ResultNodePending, start)
 		return nil
 	}
 	if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.Finished(pvc, size, c.now())); err != nil {
-		return c.writeFailed(ctx, pvc, err)
+		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err)
 	}
 	c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonResizeSuccessful, "Resize volume succeeded")
 	c.observe(ResultFinished, start)
@@ -128,7 +128,7 @@ func (c *Controller) expandFailed(ctx context.Context, key string, pvc *v1.Persi
 	if class.Final() {
 		failed := claimstatus.Failed(pvc, class == resize.Infeasible, err.Error(), c.now())
 		if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
-			_ = c.writeFailed(ctx, pvc, werr)
+			_ = c.writeFailed(ctx, pvc, ReasonResizeFailed, werr)
 		}
 	}
 	if class == resize.Infeasible {
@@ -144,5 +144,11 @@ func (c *Controller) now() metav1.Time {
 func (c *Controller) observe(result string, start time.Time) {
 	if c.Observer != nil {
 		c.Observer.ObserveResize(result, c.Clock.Since(start))
+	}
+}
+
+func (c *Controller) observeModify(result string, start time.Time) {
+	if c.Observer != nil {
+		c.Observer.ObserveModify(result, c.Clock.Since(start))
 	}
 }

@@ -50,16 +50,35 @@ type Resizer interface {
 	UsesSecrets() bool
 }
 
-// Observer records the outcome of each expansion attempt.
+// Modifier changes the class of the volume behind a PV: the CSI driver's
+// ControllerModifyVolume.
+type Modifier interface {
+	// Modify applies parameters, the mutable parameters of the target
+	// VolumeAttributesClass, to pv's volume.
+	Modify(ctx context.Context, pv *v1.PersistentVolume, parameters, secrets map[string]string) error
+}
+
+// Observer records the outcome of each expansion and modification attempt.
 type Observer interface {
 	ObserveResize(result string, d time.Duration)
+	ObserveModify(result string, d time.Duration)
 }
 
 // Config is what a Controller is built from.
 type Config struct {
 	// Driver is the CSI driver name from GetPluginInfo.
-	Driver  string
+	Driver string
+	// Resizer is nil for a driver that cannot expand volumes, only modify
+	// them.
 	Resizer Resizer
+	// Modifier is nil when volume modification is off: the gate is off,
+	// the API server does not serve VolumeAttributesClasses, or the driver
+	// lacks MODIFY_VOLUME. AttributeClasses is then nil too.
+	Modifier         Modifier
+	AttributeClasses cache.SharedIndexInformer
+	// ExtraModifyMetadata adds the claim's and PV's names to the mutable
+	// parameters (--extra-modify-metadata).
+	ExtraModifyMetadata bool
 	// Client does the work: status and PV patches, Secret reads.
 	Client   kubernetes.Interface
 	Recorder record.EventRecorder
@@ -85,6 +104,7 @@ type Config struct {
 type Controller struct {
 	Config
 	classes storagelisters.StorageClassLister
+	vacs    storagelisters.VolumeAttributesClassLister
 	queue   workqueue.TypedRateLimitingInterface[string]
 	memory  *memory
 	synced  []cache.InformerSynced
@@ -109,6 +129,10 @@ func New(cfg Config) (*Controller, error) {
 	}
 	if cfg.Pods != nil {
 		c.synced = append(c.synced, cfg.Pods.HasSynced)
+	}
+	if cfg.Modifier != nil {
+		c.vacs = storagelisters.NewVolumeAttributesClassLister(cfg.AttributeClasses.GetIndexer())
+		c.synced = append(c.synced, cfg.AttributeClasses.HasSynced)
 	}
 	if err := cfg.Claims.SetTransform(slim.TransformClaim); err != nil {
 		return nil, fmt.Errorf("slim claims: %w", err)
@@ -141,7 +165,8 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	c.readyMu.Lock()
 	c.ready = true
 	c.readyMu.Unlock()
-	logger.V(2).Info("Starting resize workers", "driver", c.Driver, "workers", workers)
+	logger.V(2).Info("Starting workers", "driver", c.Driver, "workers", workers,
+		"expansion", c.Resizer != nil, "modification", c.Modifier != nil)
 
 	var wg sync.WaitGroup
 	for range workers {
@@ -174,7 +199,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	after, err := c.sync(klog.NewContext(context.WithoutCancel(ctx), logger), key)
 	switch {
 	case err != nil:
-		logger.V(2).Info("Resize will be retried", "err", err)
+		logger.V(2).Info("Claim will be retried", "err", err)
 		c.queue.AddRateLimited(key)
 	case after > 0:
 		c.queue.Forget(key)

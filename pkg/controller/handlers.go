@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
@@ -39,12 +40,62 @@ func (c *Controller) registerHandlers() error {
 	}); err != nil {
 		return err
 	}
+	if c.Modifier != nil {
+		if err := c.watchAttributeClasses(); err != nil {
+			return err
+		}
+	}
 	if c.Pods != nil {
 		return c.Pods.OnRelease(func(namespace, claim string) {
 			c.queue.Add(namespace + "/" + claim)
 		})
 	}
 	return nil
+}
+
+// byClass indexes claims by the VolumeAttributesClasses their next
+// modification waits for: the spec's class and the recorded target.
+const byClass = "volumeAttributesClass"
+
+// watchAttributeClasses queues the claims that wait for a class when it is
+// created, so that a Pending modification starts by itself.
+func (c *Controller) watchAttributeClasses() error {
+	if err := c.Claims.AddIndexers(cache.Indexers{byClass: claimClasses}); err != nil {
+		return err
+	}
+	_, err := c.AttributeClasses.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.classCreated,
+	})
+	return err
+}
+
+func claimClasses(obj any) ([]string, error) {
+	cl, ok := obj.(*slim.Claim)
+	if !ok || cl.Classes == nil {
+		return nil, nil
+	}
+	var names []string
+	if s := cl.Classes.Spec; s != nil && *s != "" {
+		names = append(names, *s)
+	}
+	if m := cl.Classes.Modify; m != nil && m.TargetVolumeAttributesClassName != "" {
+		names = append(names, m.TargetVolumeAttributesClassName)
+	}
+	return names, nil
+}
+
+func (c *Controller) classCreated(obj any) {
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return
+	}
+	claims, err := c.Claims.GetIndexer().ByIndex(byClass, key)
+	if err != nil {
+		return
+	}
+	for _, cl := range claims {
+		c.enqueue(cl)
+	}
 }
 
 func (c *Controller) enqueue(obj any) {
@@ -56,9 +107,10 @@ func (c *Controller) enqueue(obj any) {
 	c.queue.Add(key)
 }
 
-// claimUpdated queues a claim when something the decision reads was changed
+// claimUpdated queues a claim when something the decisions read was changed
 // by someone else: the request, the capacity (kubelet finished), the resizer
-// annotation (CSI migration). The resizer's own status writes do not requeue
+// annotation (CSI migration), the class. The resizer's own status writes do
+// not requeue
 // it, so a retry waits for its backoff. A resync (same version) always
 // queues, as the safety net.
 func (c *Controller) claimUpdated(oldObj, newObj any) {
@@ -71,9 +123,22 @@ func (c *Controller) claimUpdated(oldObj, newObj any) {
 		!sameQuantity(old.Request, cur.Request) ||
 		!sameQuantity(old.Capacity, cur.Capacity) ||
 		old.Phase != cur.Phase ||
-		old.Annotations.Get(ownership.ResizerAnnotation) != cur.Annotations.Get(ownership.ResizerAnnotation) {
+		old.Annotations.Get(ownership.ResizerAnnotation) != cur.Annotations.Get(ownership.ResizerAnnotation) ||
+		classChanged(old.Classes, cur.Classes) {
 		c.enqueue(cur)
 	}
+}
+
+// classChanged tells whether the spec's or the current class differ.
+func classChanged(old, cur *slim.ClaimClasses) bool {
+	var empty slim.ClaimClasses
+	if old == nil {
+		old = &empty
+	}
+	if cur == nil {
+		cur = &empty
+	}
+	return ptr.Deref(old.Spec, "") != ptr.Deref(cur.Spec, "") || ptr.Deref(old.Current, "") != ptr.Deref(cur.Current, "")
 }
 
 func (c *Controller) claimDeleted(obj any) {

@@ -22,16 +22,19 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
 
 // memory is what the controller keeps between syncs of a claim: the last
-// failure (for the decision) and the objects it wrote last, which may be
+// failure of each operation (for the decisions) and the objects it wrote
+// last, which may be
 // newer than the informer cache for a moment after each write. Entries go
 // when the claim is deleted; written objects go once the cache catches up.
 type memory struct {
 	mu       sync.Mutex
 	failures map[string]resize.Failure
+	modifies map[string]modify.Failure
 	claims   map[string]*v1.PersistentVolumeClaim
 	volumes  map[string]*v1.PersistentVolume
 }
@@ -39,31 +42,47 @@ type memory struct {
 func newMemory() *memory {
 	return &memory{
 		failures: map[string]resize.Failure{},
+		modifies: map[string]modify.Failure{},
 		claims:   map[string]*v1.PersistentVolumeClaim{},
 		volumes:  map[string]*v1.PersistentVolume{},
 	}
 }
 
-func (m *memory) failure(key string) *resize.Failure {
+func (m *memory) failure(key string) *resize.Failure { return lookup(m, m.failures, key) }
+
+func (m *memory) setFailure(key string, f resize.Failure) { store(m, m.failures, key, f) }
+
+func (m *memory) clearFailure(key string) { drop(m, m.failures, key) }
+
+func (m *memory) modifyFailure(key string) *modify.Failure { return lookup(m, m.modifies, key) }
+
+func (m *memory) setModifyFailure(key string, f modify.Failure) { store(m, m.modifies, key, f) }
+
+func (m *memory) clearModifyFailure(key string) { drop(m, m.modifies, key) }
+
+// lookup returns a copy of the failure remembered for key in failures.
+func lookup[F any](m *memory, failures map[string]F, key string) *F {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	f, ok := m.failures[key]
+	f, ok := failures[key]
 	if !ok {
 		return nil
 	}
 	return &f
 }
 
-func (m *memory) setFailure(key string, f resize.Failure) {
+// store remembers f for key in failures.
+func store[F any](m *memory, failures map[string]F, key string, f F) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.failures[key] = f
+	failures[key] = f
 }
 
-func (m *memory) clearFailure(key string) {
+// drop forgets the failure of key in failures.
+func drop[F any](m *memory, failures map[string]F, key string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.failures, key)
+	delete(failures, key)
 }
 
 // wroteClaim remembers a claim as the API server returned it after a write.
@@ -102,6 +121,7 @@ func (m *memory) forget(key string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.failures, key)
+	delete(m.modifies, key)
 	delete(m.claims, key)
 }
 
@@ -116,7 +136,7 @@ func (m *memory) forgetVolume(name string) {
 func (m *memory) size() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.failures) + len(m.claims) + len(m.volumes)
+	return len(m.failures) + len(m.modifies) + len(m.claims) + len(m.volumes)
 }
 
 type versioned interface {

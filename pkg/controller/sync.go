@@ -26,6 +26,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
@@ -34,39 +35,79 @@ import (
 // errVolumeNotCached asks for a retry: the PV informer may lag the claim's.
 var errVolumeNotCached = errors.New("PV not in the informer cache yet")
 
-// sync looks at one claim and does what the decision says. It returns an
-// error to retry with backoff, or a delay to look again later.
+// sync looks at one claim and does what the decisions say: at most one
+// step of each operation, the one plan.next picks first, then the other if
+// it still has work. It returns an error to retry with backoff, or a delay
+// to look again later.
 func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
+	var (
+		done  operation
+		after time.Duration
+	)
+	for {
+		pvc, pv, p, err := c.plan(ctx, key, done == noOperation)
+		if err != nil || p == nil {
+			return 0, err
+		}
+		op := p.next()
+		if op == noOperation || op == done {
+			return soonest(after, p.wait()), nil
+		}
+		next, err := c.run(ctx, key, pvc, pv, *p, op)
+		if err != nil {
+			return 0, err
+		}
+		after = soonest(after, next)
+		if done != noOperation {
+			return after, nil
+		}
+		done = op
+	}
+}
+
+// run carries out the step of op.
+func (c *Controller) run(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, p plan, op operation) (time.Duration, error) {
+	if op == resizeOperation {
+		return c.expand(ctx, key, pvc, pv, p.resize)
+	}
+	return c.modifyStep(ctx, key, pvc, pv, p.modify)
+}
+
+// plan reads a claim and its PV and makes both decisions about them; nil
+// when the claim is gone or not ours. warn asks for the warning about a
+// size that cannot be decided on (once per sync).
+func (c *Controller) plan(ctx context.Context, key string, warn bool) (*v1.PersistentVolumeClaim, *v1.PersistentVolume, *plan, error) {
 	logger := klog.FromContext(ctx)
 	pvc, pv, err := c.objects(key)
 	if err != nil || pvc == nil {
-		return 0, err
+		return nil, nil, nil, err
 	}
 	verdict, reason := ownership.Check(pvc, pv, c.Driver)
 	switch verdict {
 	case ownership.WaitForPV:
-		return 0, fmt.Errorf("claim %s: %w", key, errVolumeNotCached)
+		return nil, nil, nil, fmt.Errorf("claim %s: %w", key, errVolumeNotCached)
 	case ownership.Ignore:
 		logger.V(5).Info("Ignoring claim", "reason", reason)
-		return 0, nil
+		return nil, nil, nil, nil
 	}
-	state := c.stateOf(key, pvc, pv)
-	if err := state.Validate(); err != nil {
-		// Nothing can be decided about this claim until the size changes;
-		// its update queues it again.
-		c.warn(pvc, fmt.Errorf("cannot resize volume %q: %w", pv.Name, err))
-		return 0, nil
+	var p plan
+	now := c.Clock.Now()
+	if c.Resizer != nil {
+		state := c.stateOf(key, pvc, pv)
+		if err := state.Validate(); err != nil && warn {
+			// Nothing can be decided about this size until it changes; its
+			// update queues the claim again.
+			c.warn(pvc, fmt.Errorf("cannot resize volume %q: %w", pv.Name, err))
+		}
+		p.resize = resize.Decide(state, now, c.RetryMax)
+		p.resizeFailed = state.LastFailure != nil || state.ErrorRecorded
+		logger.V(4).Info("Decided", "operation", "resize", "action", p.resize.Action, "target", p.resize.Target.String(), "reason", p.resize.Reason)
 	}
-	d := resize.Decide(state, c.Clock.Now(), c.RetryMax)
-	logger.V(4).Info("Decided", "action", d.Action, "target", d.Target.String(), "reason", d.Reason)
-	switch d.Action {
-	case resize.Expand:
-		return c.expand(ctx, key, pvc, pv, d)
-	case resize.Wait:
-		return d.RetryAfter, nil
-	default:
-		return 0, nil
+	if c.Modifier != nil {
+		p.modify = modify.Decide(c.modifyStateOf(key, pvc, pv), now, c.RetryMax)
+		logger.V(4).Info("Decided", "operation", "modify", "action", p.modify.Action, "target", p.modify.Target, "reason", p.modify.Reason)
 	}
+	return pvc, pv, &p, nil
 }
 
 // objects reads the claim and its PV from the caches, each replaced by the
@@ -97,7 +138,7 @@ func (c *Controller) objects(key string) (*v1.PersistentVolumeClaim, *v1.Persist
 	return pvc, c.memory.freshVolume(volume.PV()), nil
 }
 
-// stateOf gathers what the decision reads.
+// stateOf gathers what the resize decision reads.
 func (c *Controller) stateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) resize.State {
 	s := resize.State{
 		Request:       pvc.Spec.Resources.Requests[v1.ResourceStorage],

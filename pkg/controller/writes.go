@@ -48,15 +48,15 @@ func (c *Controller) patchVolume(ctx context.Context, old, updated *v1.Persisten
 	return out, err
 }
 
-// writeFailed reports a failed API write. A conflict means the object
-// changed under the decision: not a failure of the resize, so the claim is
-// requeued without a warning.
-func (c *Controller) writeFailed(ctx context.Context, pvc *v1.PersistentVolumeClaim, err error) error {
+// writeFailed reports a failed API write with a warning event of reason.
+// A conflict means the object changed under the decision: not a failure of
+// the operation, so the claim is requeued without a warning.
+func (c *Controller) writeFailed(ctx context.Context, pvc *v1.PersistentVolumeClaim, reason string, err error) error {
 	if apierrors.IsConflict(err) {
 		klog.FromContext(ctx).V(4).Info("Write conflict, will look again", "pvc", klog.KObj(pvc), "err", err)
 		return err
 	}
-	c.warn(pvc, err)
+	c.Recorder.Event(pvc, v1.EventTypeWarning, reason, err.Error())
 	return err
 }
 
@@ -84,6 +84,17 @@ func (c *Controller) secretsFor(ctx context.Context, pvc *v1.PersistentVolumeCla
 		return nil, nil
 	}
 	ref, err := secrets.RefFor(pv, pvc, c.classOf(pv, pvc))
+	return c.fetch(ctx, ref, err)
+}
+
+// modifySecretsFor reads the modification secret.
+func (c *Controller) modifySecretsFor(ctx context.Context, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) (map[string]string, error) {
+	ref, err := secrets.ModifyRefFor(pv, pvc, c.classOf(pv, pvc))
+	return c.fetch(ctx, ref, err)
+}
+
+// fetch reads the Secret ref names, if any.
+func (c *Controller) fetch(ctx context.Context, ref *secrets.Ref, err error) (map[string]string, error) {
 	if err != nil || ref == nil {
 		return nil, err
 	}

@@ -31,26 +31,36 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 )
 
-func TestResizeDuration(t *testing.T) {
+func TestDurations(t *testing.T) {
 	registry := k8smetrics.NewKubeRegistry()
-	r := NewResizeDuration(registry, "test.csi.example.com")
+	r := NewDurations(registry, "test.csi.example.com")
 	r.ObserveResize("finished", 30*time.Millisecond)
 	r.ObserveResize("finished", 2*time.Second)
 	r.ObserveResize("infeasible", time.Second)
+	r.ObserveModify("uncertain", 10*time.Second)
 
 	want := `
 # HELP csi_resizer_resize_duration_seconds [ALPHA] Duration of volume expansion attempts, from the decision to the recorded result, by result (finished, node_pending, or the failure class).
 # TYPE csi_resizer_resize_duration_seconds histogram
 `
-	err := testutil.GatherAndCompare(registry, strings.NewReader(want+histogram("finished", 2, 2.03, map[string]int{"0.05": 1, "2.5": 2})+histogram("infeasible", 1, 1, map[string]int{"1": 1})), "csi_resizer_resize_duration_seconds")
+	err := testutil.GatherAndCompare(registry, strings.NewReader(want+expected("resize", "finished", 2, 2.03, map[string]int{"0.05": 1, "2.5": 2})+expected("resize", "infeasible", 1, 1, map[string]int{"1": 1})), "csi_resizer_resize_duration_seconds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantModify := `
+# HELP csi_resizer_modify_duration_seconds [ALPHA] Duration of volume modification attempts (VolumeAttributesClass), from the decision to the recorded result, by result (finished, or the failure class).
+# TYPE csi_resizer_modify_duration_seconds histogram
+`
+	err = testutil.GatherAndCompare(registry, strings.NewReader(wantModify+expected("modify", "uncertain", 1, 10, map[string]int{"10": 1})), "csi_resizer_modify_duration_seconds")
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-// histogram renders the expected buckets of one result: counts[le] is the
-// count from that bucket on (cumulative).
-func histogram(result string, count int, sum float64, from map[string]int) string {
+// expected renders the expected buckets of one result of the histogram of
+// operation: counts[le] is the count from that bucket on (cumulative).
+func expected(operation, result string, count int, sum float64, from map[string]int) string {
+	name := "csi_resizer_" + operation + "_duration_seconds"
 	buckets := []string{"0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30", "60", "120", "300", "+Inf"}
 	var b strings.Builder
 	n := 0
@@ -58,10 +68,10 @@ func histogram(result string, count int, sum float64, from map[string]int) strin
 		if c, ok := from[le]; ok {
 			n = c
 		}
-		b.WriteString(`csi_resizer_resize_duration_seconds_bucket{driver_name="test.csi.example.com",result="` + result + `",le="` + le + `"} ` + itoa(n) + "\n")
+		b.WriteString(name + `_bucket{driver_name="test.csi.example.com",result="` + result + `",le="` + le + `"} ` + itoa(n) + "\n")
 	}
-	b.WriteString(`csi_resizer_resize_duration_seconds_sum{driver_name="test.csi.example.com",result="` + result + `"} ` + ftoa(sum) + "\n")
-	b.WriteString(`csi_resizer_resize_duration_seconds_count{driver_name="test.csi.example.com",result="` + result + `"} ` + itoa(count) + "\n")
+	b.WriteString(name + `_sum{driver_name="test.csi.example.com",result="` + result + `"} ` + ftoa(sum) + "\n")
+	b.WriteString(name + `_count{driver_name="test.csi.example.com",result="` + result + `"} ` + itoa(count) + "\n")
 	return b.String()
 }
 

@@ -66,9 +66,10 @@ func classOf(c codes.Code) resize.Class {
 func ReasonOf(err error) string {
 	var withStatus interface{ GRPCStatus() *status.Status }
 	if !errors.As(err, &withStatus) {
-		return reasonUncertain
+		return ReasonUncertain
 	}
 	return withStatus.GRPCStatus().Code().String()
 }
 
-const reasonUncertain = "Uncertain"
+// ReasonUncertain is the reason recorded for a failure without a gRPC code.
+const ReasonUncertain = "Uncertain"

@@ -18,7 +18,7 @@ package sidecar
 
 import (
 	"context"
-	"fmt"
+	"time"
 
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
 
@@ -63,14 +63,16 @@ func (d *driver) describe(ctx context.Context) error {
 	return err
 }
 
-// resizer picks how volumes are expanded from the driver's capabilities.
-func (d *driver) resizer() (controller.Resizer, error) {
+// resizer returns what expands this driver's volumes, with each
+// ControllerExpandVolume bounded by timeout; nil when the driver supports
+// neither controller nor node expansion.
+func (d *driver) resizer(timeout time.Duration) controller.Resizer {
 	switch d.caps.Mode() {
 	case csi.ModeController:
-		return &resizer.CSI{Driver: d.client, SingleNodeMultiWriter: d.caps.SingleNodeMultiWriter}, nil
+		return &resizer.CSI{Driver: d.client, SingleNodeMultiWriter: d.caps.SingleNodeMultiWriter, Timeout: timeout}
 	case csi.ModeNodeOnly:
-		return resizer.NodeOnly{}, nil
+		return resizer.NodeOnly{}
 	default:
-		return nil, fmt.Errorf("CSI driver %s supports neither controller nor node volume expansion: resizing is unsupported", d.name)
+		return nil
 	}
 }

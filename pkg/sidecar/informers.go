@@ -35,6 +35,7 @@ import (
 type informers struct {
 	claims, volumes, classes cache.SharedIndexInformer
 	pods                     cache.SharedIndexInformer // nil without in-use handling
+	attributeClasses         cache.SharedIndexInformer // nil without volume modification
 	tracker                  *inuse.Tracker
 }
 
@@ -42,7 +43,7 @@ type informers struct {
 // handling is on, through a slim projection. The controller gives the claim
 // and PV informers their projections (package slim); StorageClasses, few
 // and read whole, only lose their managed fields.
-func newInformers(client kubernetes.Interface, resync time.Duration, pods bool) (*informers, error) {
+func newInformers(client kubernetes.Interface, resync time.Duration, pods, attributeClasses bool) (*informers, error) {
 	inf := &informers{
 		claims:  coreinformers.NewPersistentVolumeClaimInformer(client, metav1.NamespaceAll, resync, cache.Indexers{}),
 		volumes: coreinformers.NewPersistentVolumeInformer(client, resync, cache.Indexers{}),
@@ -50,6 +51,12 @@ func newInformers(client kubernetes.Interface, resync time.Duration, pods bool) 
 	}
 	if err := inf.classes.SetTransform(withoutManagedFields); err != nil {
 		return nil, err
+	}
+	if attributeClasses {
+		inf.attributeClasses = storageinformers.NewVolumeAttributesClassInformer(client, resync, cache.Indexers{})
+		if err := inf.attributeClasses.SetTransform(withoutManagedFields); err != nil {
+			return nil, err
+		}
 	}
 	if pods {
 		inf.pods = coreinformers.NewPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{})
@@ -62,9 +69,14 @@ func newInformers(client kubernetes.Interface, resync time.Duration, pods bool) 
 	return inf, nil
 }
 
+// all lists the informers; those switched off are nil.
+func (inf *informers) all() []cache.SharedIndexInformer {
+	return []cache.SharedIndexInformer{inf.claims, inf.volumes, inf.classes, inf.pods, inf.attributeClasses}
+}
+
 // start runs every informer until stop is closed.
 func (inf *informers) start(stop <-chan struct{}) {
-	for _, i := range []cache.SharedIndexInformer{inf.claims, inf.volumes, inf.classes, inf.pods} {
+	for _, i := range inf.all() {
 		if i != nil {
 			go i.Run(stop)
 		}
@@ -76,9 +88,11 @@ func (inf *informers) start(stop <-chan struct{}) {
 // a small projection of each: the rest is garbage that the collector would
 // otherwise leave mapped until the heap grows back to twice its size.
 func (inf *informers) releaseAfterSync(stop <-chan struct{}) {
-	synced := []cache.InformerSynced{inf.claims.HasSynced, inf.volumes.HasSynced, inf.classes.HasSynced}
-	if inf.pods != nil {
-		synced = append(synced, inf.pods.HasSynced)
+	var synced []cache.InformerSynced
+	for _, i := range inf.all() {
+		if i != nil {
+			synced = append(synced, i.HasSynced)
+		}
 	}
 	if cache.WaitForCacheSync(stop, synced...) {
 		debug.FreeOSMemory()

@@ -17,6 +17,7 @@ limitations under the License.
 package sidecar
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
 	"reflect"
 	"testing"
 
@@ -111,42 +112,55 @@ func TestWithoutManagedFieldsPassesThrough(t *testing.T) {
 
 func TestInformers(t *testing.T) {
 	tests := []struct {
-		name     string
-		pods     bool
-		wantPods bool
+		name                   string
+		pods, attributeClasses bool
 	}{
-		{name: "in-use handling on watches pods", pods: true, wantPods: true},
-		{name: "in-use handling off watches no pods", pods: false, wantPods: false},
+		{name: "in-use handling on watches pods", pods: true},
+		{name: "in-use handling off watches no pods"},
+		{name: "modification on watches VolumeAttributesClasses", attributeClasses: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			class := &storagev1.StorageClass{ObjectMeta: heavy(map[string]string{slim.LastApplied: "{...}", "keep": "me"})}
 			class.Namespace = ""
-			client := fake.NewClientset(class)
-			inf, err := newInformers(client, 0, tc.pods)
+			vac := &storagev1.VolumeAttributesClass{ObjectMeta: heavy(map[string]string{slim.LastApplied: "{...}", "keep": "me"}), DriverName: "d"}
+			vac.Namespace = ""
+			client := fake.NewClientset(class, vac)
+			inf, err := newInformers(client, 0, tc.pods, tc.attributeClasses)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := inf.pods != nil && inf.tracker != nil; got != tc.wantPods {
-				t.Fatalf("pods watched = %v, want %v", got, tc.wantPods)
+			if got := inf.pods != nil && inf.tracker != nil; got != tc.pods {
+				t.Fatalf("pods watched = %v, want %v", got, tc.pods)
+			}
+			if got := inf.attributeClasses != nil; got != tc.attributeClasses {
+				t.Fatalf("VolumeAttributesClasses watched = %v, want %v", got, tc.attributeClasses)
 			}
 			stop := make(chan struct{})
 			defer close(stop)
 			inf.start(stop)
-			synced := []cache.InformerSynced{inf.claims.HasSynced, inf.volumes.HasSynced, inf.classes.HasSynced}
-			if inf.pods != nil {
-				synced = append(synced, inf.pods.HasSynced)
+			var synced []cache.InformerSynced
+			for _, i := range inf.all() {
+				if i != nil {
+					synced = append(synced, i.HasSynced)
+				}
 			}
 			if !cache.WaitForCacheSync(stop, synced...) {
 				t.Fatal("caches did not sync")
 			}
-			obj, ok, err := inf.classes.GetIndexer().GetByKey("x")
-			if err != nil || !ok {
-				t.Fatalf("class not cached: %v", err)
+			lean := []cache.SharedIndexInformer{inf.classes}
+			if inf.attributeClasses != nil {
+				lean = append(lean, inf.attributeClasses)
 			}
-			cached := obj.(*storagev1.StorageClass)
-			if cached.ManagedFields != nil || cached.Annotations[slim.LastApplied] != "" || cached.Annotations["keep"] != "me" {
-				t.Errorf("cached class metadata = %+v, want it without managed fields", cached.ObjectMeta)
+			for _, i := range lean {
+				obj, ok, err := i.GetIndexer().GetByKey("x")
+				if err != nil || !ok {
+					t.Fatalf("class not cached: %v", err)
+				}
+				m, _ := meta.Accessor(obj)
+				if m.GetManagedFields() != nil || m.GetAnnotations()[slim.LastApplied] != "" || m.GetAnnotations()["keep"] != "me" {
+					t.Errorf("cached %T metadata has managed fields or last-applied, or lost annotations: %v", obj, m.GetAnnotations())
+				}
 			}
 		})
 	}

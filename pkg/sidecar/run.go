@@ -31,6 +31,7 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/controller"
 	"github.com/csi-resizer/csi-resizer/pkg/features"
 	resizemetrics "github.com/csi-resizer/csi-resizer/pkg/metrics"
+	"github.com/csi-resizer/csi-resizer/pkg/modifier"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -64,7 +65,7 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 	mm.SetDriverName(d.name)
 	mm.WithAdditionalRegistry(legacyregistry.DefaultGatherer)
 
-	ctrl, stopEvents, err := newController(o, cs, d, mm)
+	ctrl, stopEvents, err := newController(ctx, o, cs, d, mm)
 	if err != nil {
 		return err
 	}
@@ -107,32 +108,49 @@ type resizeController struct {
 	informers *informers
 }
 
-func newController(o *options.Options, cs *clients, d *driver, mm metrics.CSIMetricsManager) (*resizeController, func(), error) {
-	rz, err := d.resizer()
+func newController(ctx context.Context, o *options.Options, cs *clients, d *driver, mm metrics.CSIMetricsManager) (*resizeController, func(), error) {
+	rz := d.resizer(o.ResizeTimeout)
+	modifies, why, err := modification(o, d, cs.work.Discovery())
 	if err != nil {
 		return nil, nil, err
 	}
-	inf, err := newInformers(cs.work, o.ResyncPeriod, o.HandleVolumeInUseError)
+	if rz == nil && !modifies {
+		return nil, nil, fmt.Errorf("CSI driver %s supports neither controller nor node volume expansion, and volume modification is off (%s): resizing is unsupported", d.name, why)
+	}
+	logger := klog.FromContext(ctx)
+	if rz == nil {
+		logger.Info("Volume expansion is off: the CSI driver supports neither controller nor node expansion", "driver", d.name)
+	}
+	if !modifies {
+		logger.Info("Volume modification is off: "+why, "driver", d.name)
+	}
+	inf, err := newInformers(cs.work, o.ResyncPeriod, o.HandleVolumeInUseError, modifies)
 	if err != nil {
 		return nil, nil, fmt.Errorf("informers: %w", err)
 	}
 	recorder, stopEvents := newRecorder(cs.events, d.name)
-	ctrl, err := controller.New(controller.Config{
-		Driver:           d.name,
-		Resizer:          rz,
-		Client:           cs.work,
-		Recorder:         recorder,
-		Claims:           inf.claims,
-		Volumes:          inf.volumes,
-		Classes:          inf.classes,
-		Pods:             inf.tracker,
-		OnlyOffline:      d.caps.OnlyOffline(),
-		RetryStart:       o.RetryIntervalStart,
-		RetryMax:         o.RetryIntervalMax,
-		AnnotateFsResize: o.Features.Enabled(features.AnnotateFsResize),
-		Recovery:         o.Features.Enabled(features.RecoverVolumeExpansionFailure),
-		Observer:         resizemetrics.NewResizeDuration(mm.GetRegistry(), d.name),
-	})
+	cfg := controller.Config{
+		Driver:              d.name,
+		Resizer:             rz,
+		AttributeClasses:    inf.attributeClasses,
+		ExtraModifyMetadata: o.ExtraModifyMetadata,
+		Client:              cs.work,
+		Recorder:            recorder,
+		Claims:              inf.claims,
+		Volumes:             inf.volumes,
+		Classes:             inf.classes,
+		Pods:                inf.tracker,
+		OnlyOffline:         d.caps.OnlyOffline(),
+		RetryStart:          o.RetryIntervalStart,
+		RetryMax:            o.RetryIntervalMax,
+		AnnotateFsResize:    o.Features.Enabled(features.AnnotateFsResize),
+		Recovery:            o.Features.Enabled(features.RecoverVolumeExpansionFailure),
+		Observer:            resizemetrics.NewDurations(mm.GetRegistry(), d.name),
+	}
+	if modifies {
+		cfg.Modifier = &modifier.CSI{Driver: d.client, Timeout: o.ModifyTimeout}
+	}
+	ctrl, err := controller.New(cfg)
 	if err != nil {
 		stopEvents()
 		return nil, nil, err

@@ -1,0 +1,174 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/modify"
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
+)
+
+// Event reasons of volume modification: the upstream strings, "Canceled"
+// spelled as upstream spells it.
+const (
+	ReasonModify           = "VolumeModify"
+	ReasonModifySuccessful = "VolumeModifySuccessful"
+	ReasonModifyFailed     = "VolumeModifyFailed"
+	ReasonModifyCanceled   = "VolumeModifyCanceled"
+)
+
+// modifyStateOf gathers what the modify decision reads.
+func (c *Controller) modifyStateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) modify.State {
+	s := modify.State{
+		Driver:      c.Driver,
+		Spec:        ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""),
+		Current:     ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""),
+		Modifying:   claimstatus.Modifying(pvc),
+		LastFailure: c.memory.modifyFailure(key),
+		Classes:     map[string]string{},
+	}
+	if r := pvc.Status.ModifyVolumeStatus; r != nil {
+		s.Recorded = &modify.Recorded{Target: r.TargetVolumeAttributesClassName, Status: r.Status}
+	}
+	if reason, at, ok := claimstatus.RecordedModifyError(pvc); ok {
+		s.ErrorCode, s.ErrorAt = reason, at
+		if reason == "" {
+			s.ErrorCode = modify.ReasonUncertain
+		}
+	}
+	for _, name := range []string{s.Spec, ptr.Deref(pvc.Status.ModifyVolumeStatus, v1.ModifyVolumeStatus{}).TargetVolumeAttributesClassName} {
+		if vac, err := c.vacs.Get(name); name != "" && err == nil {
+			s.Classes[name] = vac.DriverName
+		}
+	}
+	if pv.Spec.CSI == nil {
+		s.NotCSI = fmt.Sprintf("volume %q is an in-tree volume migrated to CSI: Kubernetes allows a VolumeAttributesClass on CSI volumes only", pv.Name)
+	}
+	return s
+}
+
+// modifyStep carries out a modify decision that acts (see plan.next).
+func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d modify.Decision) (time.Duration, error) {
+	switch d.Action {
+	case modify.Modify:
+		return c.modify(ctx, key, pvc, pv, d)
+	case modify.Pend:
+		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyPending(pvc, d.Target, c.now()), v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
+	case modify.Refuse:
+		refused := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: d.Target, Infeasible: true, Reason: "InvalidArgument",
+			Message: d.Reason}, c.now())
+		return 0, c.recordOnce(ctx, key, pvc, refused, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
+	case modify.Cancel:
+		why := fmt.Sprintf("Canceled the modification to class %q: %s", d.Target, d.Reason)
+		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyCleared(pvc, c.now()), v1.EventTypeNormal, ReasonModifyCanceled, why)
+	case modify.Blocked:
+		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
+	}
+	return 0, nil
+}
+
+// recordOnce writes updated and, when that changed the claim, emits the
+// event: a state that is already recorded is not announced again.
+func (c *Controller) recordOnce(ctx context.Context, key string, pvc, updated *v1.PersistentVolumeClaim, eventType, reason, message string) error {
+	out, err := c.patchClaim(ctx, key, pvc, updated)
+	if err != nil {
+		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err)
+	}
+	if out != pvc {
+		c.Recorder.Event(out, eventType, reason, message)
+	}
+	return nil
+}
+
+// modify runs one attempt to d.Target: record the intent, call the driver,
+// then the PV's class and the claim's. Each step is at most one write.
+func (c *Controller) modify(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d modify.Decision) (time.Duration, error) {
+	start := c.Clock.Now()
+	vac, err := c.vacs.Get(d.Target)
+	if err != nil {
+		return 0, fmt.Errorf("read VolumeAttributesClass %q from cache: %w", d.Target, err)
+	}
+	secrets, err := c.modifySecretsFor(ctx, pvc, pv)
+	if err != nil {
+		err = fmt.Errorf("modify volume %q to class %q: %w", pv.Name, d.Target, err)
+		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, err.Error())
+		return 0, err
+	}
+	if d.RecordIntent {
+		if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.ModifyIntent(pvc, d.Target, c.now())); err != nil {
+			return 0, c.writeFailed(ctx, pvc, ReasonModifyFailed, err)
+		}
+		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModify,
+			fmt.Sprintf("external resizer is modifying volume %s with vac %s", pvc.Name, d.Target))
+	}
+	parameters := modify.Parameters(vac.Parameters, pvc.Namespace, pvc.Name, pv.Name, c.ExtraModifyMetadata)
+	if err := c.Modifier.Modify(ctx, pv, parameters, secrets); err != nil {
+		return c.modifyFailed(ctx, key, pvc, d.Target, fmt.Errorf("modify volume %q to class %q: %w", pv.Name, d.Target, err), start)
+	}
+	c.memory.clearModifyFailure(key)
+	return 0, c.recordModified(ctx, key, pvc, pv, d.Target, start)
+}
+
+// recordModified writes a successful modification: the PV's class first,
+// so that a claim never says more than its volume, then the claim.
+func (c *Controller) recordModified(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, start time.Time) error {
+	if _, err := c.patchVolume(ctx, pv, claimstatus.Classed(pv, target)); err != nil {
+		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err)
+	}
+	pvc, err := c.patchClaim(ctx, key, pvc, claimstatus.Modified(pvc, target, c.now()))
+	if err != nil {
+		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err)
+	}
+	c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModifySuccessful,
+		fmt.Sprintf("external resizer modified volume %s with vac %s successfully", pvc.Name, target))
+	c.observeModify(ResultFinished, start)
+	return nil
+}
+
+// modifyFailed remembers and records a failed driver call. Uncertain
+// failures keep the target (the call may still complete) and are retried
+// with backoff; infeasible classes wait for the slow lane; other final
+// failures are retried with backoff, following the spec.
+func (c *Controller) modifyFailed(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, target string, err error, start time.Time) (time.Duration, error) {
+	class := modify.ClassOf(err)
+	c.memory.setModifyFailure(key, modify.Failure{Class: class, Target: target, At: c.Clock.Now()})
+	c.observeModify(class.String(), start)
+	message := err.Error()
+	switch class {
+	case resize.Uncertain:
+		message += fmt.Sprintf("; the call may still complete, so class %q is retried until it does, whatever the spec asks meanwhile", target)
+	case resize.Infeasible:
+		message += fmt.Sprintf("; retried every %s unless the class changes", c.RetryMax)
+	}
+	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, message)
+	failed := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: target, Infeasible: class == resize.Infeasible,
+		Uncertain: class == resize.Uncertain, Reason: modify.ReasonOf(err), Message: err.Error()}, c.now())
+	if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
+		_ = c.writeFailed(ctx, pvc, ReasonModifyFailed, werr)
+	}
+	if class == resize.Infeasible {
+		return c.RetryMax, nil
+	}
+	return 0, err
+}

@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"time"
+
+	"github.com/csi-resizer/csi-resizer/pkg/modify"
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
+)
+
+// operation is one of a claim's two operations.
+type operation int
+
+const (
+	noOperation operation = iota
+	resizeOperation
+	modifyOperation
+)
+
+// plan is what the two decisions say about a claim. Both are made in the
+// same sync by one worker, so a claim's expansion and modification never
+// run at once: the driver gets one call per volume at a time, and the two
+// never race on the claim's status.
+type plan struct {
+	resize resize.Decision
+	modify modify.Decision
+	// resizeFailed is true when the last expansion attempt failed.
+	resizeFailed bool
+}
+
+// next picks the operation that runs now:
+//  1. a modification whose driver call may still be running (recorded in
+//     progress, not known to have failed), then such an expansion: what the
+//     backend may still be doing is finished before anything new starts;
+//  2. an expansion, unless its last attempt failed: capacity is what a
+//     full volume needs, and a class change can wait a few seconds;
+//  3. the modification (so that a failing expansion does not hold back a
+//     class change), then the expansion that failed.
+func (p plan) next() operation {
+	expand := p.resize.Action == resize.Expand
+	modifies := p.modify.Action != modify.None && p.modify.Action != modify.Wait
+	switch {
+	case p.modify.Action == modify.Modify && !p.modify.RecordIntent:
+		return modifyOperation
+	case expand && (!p.resize.RecordIntent || !p.resizeFailed):
+		return resizeOperation
+	case modifies:
+		return modifyOperation
+	case expand:
+		return resizeOperation
+	}
+	return noOperation
+}
+
+// wait is how long until a waiting decision is due again; 0 when none waits.
+func (p plan) wait() time.Duration {
+	return soonest(p.resize.RetryAfter, p.modify.RetryAfter)
+}
+
+// soonest is the smallest positive duration of a and b; 0 when neither is.
+func soonest(a, b time.Duration) time.Duration {
+	switch {
+	case a <= 0:
+		return max(b, 0)
+	case b <= 0 || a < b:
+		return a
+	}
+	return b
+}

@@ -1,0 +1,54 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package modifier changes the class of a volume through the CSI driver's
+// ControllerModifyVolume (VolumeAttributesClass, KEP-3751).
+package modifier
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/csi-resizer/csi-resizer/pkg/csi"
+)
+
+// Caller is the driver call CSI needs; *csi.Client implements it.
+type Caller interface {
+	Modify(ctx context.Context, req csi.ModifyRequest) error
+}
+
+// CSI modifies volumes with the driver's ControllerModifyVolume.
+type CSI struct {
+	Driver Caller
+	// Timeout bounds each call (--modify-timeout); 0 is the client's.
+	Timeout time.Duration
+}
+
+// Modify calls ControllerModifyVolume for pv with the mutable parameters
+// of the target class. Only CSI volumes can carry a class: any other is
+// refused before a call, with codes.InvalidArgument.
+func (m *CSI) Modify(ctx context.Context, pv *v1.PersistentVolume, parameters, secrets map[string]string) error {
+	if pv.Spec.CSI == nil {
+		return csi.Refuse(codes.InvalidArgument, fmt.Errorf("volume %q is not a CSI volume: Kubernetes allows a VolumeAttributesClass on CSI volumes only", pv.Name))
+	}
+	return m.Driver.Modify(ctx, csi.ModifyRequest{
+		VolumeID: pv.Spec.CSI.VolumeHandle, MutableParameters: parameters, Secrets: secrets, Timeout: m.Timeout,
+	})
+}
