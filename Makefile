@@ -74,7 +74,8 @@ test-chaos: build
 # testdata/fuzz/<Target>/ and prints how to replay it.
 FUZZTIME ?= 20s
 FUZZ_TARGETS ?= FuzzDecide:./pkg/resize/ FuzzCheck:./pkg/ownership/ FuzzBytesOf:./pkg/resizer/ \
-	FuzzCheckCapacity:./pkg/controller/ FuzzResolveTemplate:./pkg/secrets/
+	FuzzCheckCapacity:./pkg/controller/ FuzzResolveTemplate:./pkg/secrets/ \
+	FuzzModifyDecide:./pkg/modify/
 test-fuzz:
 	@mkdir -p _output; summary=""; failed=""; \
 	for target in $(FUZZ_TARGETS); do \

@@ -41,13 +41,13 @@ func pick[T any](list []T, i uint8, other T) T {
 	return other
 }
 
-// FuzzDecide feeds arbitrary claim states to Decide and checks the
+// FuzzModifyDecide feeds arbitrary claim states to Decide and checks the
 // invariants of DESIGN §10 on every decision.
 //
 // Run it for longer with:
 //
-//	go test -run='^$' -fuzz='^FuzzDecide$' -fuzztime=60s ./pkg/modify/
-func FuzzDecide(f *testing.F) {
+//	go test -run='^$' -fuzz='^FuzzModifyDecide$' -fuzztime=60s ./pkg/modify/
+func FuzzModifyDecide(f *testing.F) {
 	// spec, current, target selectors; a free name; status selector
 	// (0 = none); modifying; error code selector; error age; failure class
 	// (0 = none), failure target selector, failure age; not CSI.

@@ -122,7 +122,8 @@ func TestChartValueSets(t *testing.T) {
 	}{
 		{name: "defaults",
 			wantArgs:      []string{"--csi-address=/csi/csi.sock", "--v=2", "--workers=10", "--timeout=10s", "--leader-election", "--leader-election-namespace=default", "--http-endpoint=:8080", "--handle-volume-inuse-error=true"},
-			wantResources: []string{"secrets", "persistentvolumes", "persistentvolumeclaims", "pods", "persistentvolumeclaims/status", "events", "storageclasses"},
+			notArgs:       []string{"--resize-timeout", "--modify-timeout", "--feature-gates", "--extra-modify-metadata"},
+			wantResources: []string{"secrets", "persistentvolumes", "persistentvolumeclaims", "pods", "persistentvolumeclaims/status", "events", "storageclasses", "volumeattributesclasses"},
 			wantRole:      true},
 		{name: "leader election off", sets: []string{"leaderElection.enabled=false"},
 			notArgs: []string{"--leader-election"}, wantRole: false},
@@ -132,6 +133,32 @@ func TestChartValueSets(t *testing.T) {
 			wantArgs: []string{"--handle-volume-inuse-error=false"}, notResources: []string{"pods"}, wantRole: true},
 		{name: "custom args override ours", sets: []string{"additionalArgs={--workers=3,--extra-modify-metadata}"},
 			wantArgs: []string{"--workers=3", "--extra-modify-metadata"}, notArgs: []string{"--workers=10"}, wantRole: true},
+		{name: "volume modification on", sets: []string{"volumeModification.enabled=true"},
+			notArgs: []string{"--feature-gates"}, wantResources: []string{"volumeattributesclasses"}, wantRole: true},
+		{name: "volume modification off", sets: []string{"volumeModification.enabled=false"},
+			wantArgs: []string{"--feature-gates=VolumeAttributesClass=false"}, notResources: []string{"volumeattributesclasses"}, wantRole: true},
+		{name: "volume modification off merged with other gates",
+			sets:         []string{"volumeModification.enabled=false", "featureGates.AnnotateFsResize=true", "additionalArgs={--feature-gates=RecoverVolumeExpansionFailure=false}"},
+			wantArgs:     []string{"--feature-gates=AnnotateFsResize=true,RecoverVolumeExpansionFailure=false,VolumeAttributesClass=false"},
+			notResources: []string{"volumeattributesclasses"}, wantRole: true},
+		{name: "gate off in featureGates drops the rule", sets: []string{"featureGates.VolumeAttributesClass=false"},
+			wantArgs: []string{"--feature-gates=VolumeAttributesClass=false"}, notResources: []string{"volumeattributesclasses"}, wantRole: true},
+		{name: "gate off in additionalArgs drops the rule", sets: []string{"additionalArgs={--feature-gates=VolumeAttributesClass=false}"},
+			wantArgs: []string{"--feature-gates=VolumeAttributesClass=false"}, notResources: []string{"volumeattributesclasses"}, wantRole: true},
+		{name: "timeout only", sets: []string{"timeout=2m"},
+			wantArgs: []string{"--timeout=2m"}, notArgs: []string{"--resize-timeout", "--modify-timeout"}, wantRole: true},
+		{name: "resizeTimeout replaces timeout", sets: []string{"timeout=1m", "resizeTimeout=5m"},
+			wantArgs: []string{"--resize-timeout=5m", "--modify-timeout=1m"}, notArgs: []string{"--timeout"}, wantRole: true},
+		{name: "modifyTimeout replaces timeout", sets: []string{"modifyTimeout=30m"},
+			wantArgs: []string{"--resize-timeout=10s", "--modify-timeout=30m"}, notArgs: []string{"--timeout"}, wantRole: true},
+		{name: "both operation timeouts", sets: []string{"resizeTimeout=5m", "modifyTimeout=30m"},
+			wantArgs: []string{"--resize-timeout=5m", "--modify-timeout=30m"}, notArgs: []string{"--timeout"}, wantRole: true},
+		{name: "operation timeout in additionalArgs", sets: []string{"additionalArgs={--modify-timeout=2m}"},
+			wantArgs: []string{"--resize-timeout=10s", "--modify-timeout=2m"}, notArgs: []string{"--timeout"}, wantRole: true},
+		{name: "extraModifyMetadata", sets: []string{"extraModifyMetadata=true"},
+			wantArgs: []string{"--extra-modify-metadata"}, wantRole: true},
+		{name: "extraModifyMetadata also in additionalArgs", sets: []string{"extraModifyMetadata=true", "additionalArgs={--extra-modify-metadata}"},
+			wantArgs: []string{"--extra-modify-metadata"}, wantRole: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,6 +198,35 @@ func TestChartValueSets(t *testing.T) {
 			}
 			if got := find(objs, "Role") != nil && find(objs, "RoleBinding") != nil; got != tc.wantRole {
 				t.Errorf("lease Role and RoleBinding rendered = %v, want %v", got, tc.wantRole)
+			}
+			// The binary knows every flag and gate the chart passes
+			// (--version parses the command line and exits).
+			if out, err := exec.Command(tools.Resizer, append(args, "--version")...).CombinedOutput(); err != nil {
+				t.Errorf("resizer rejects the chart's args %v: %v\n%s", args, err, out)
+			}
+		})
+	}
+}
+
+// TestChartRefusesContradictions: values that would give the resizer a
+// feature gate its RBAC does not match fail the render, saying why.
+func TestChartRefusesContradictions(t *testing.T) {
+	tests := []struct {
+		name string
+		sets []string
+	}{
+		{name: "modification off, gate on in featureGates", sets: []string{"volumeModification.enabled=false", "featureGates.VolumeAttributesClass=true"}},
+		{name: "modification off, gate on in additionalArgs", sets: []string{"volumeModification.enabled=false", "additionalArgs={--feature-gates=VolumeAttributesClass=true}"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"template", "rel", chart, "--set", "driver.image=registry.example.com/driver:v1"}
+			for _, s := range tc.sets {
+				args = append(args, "--set", s)
+			}
+			out, err := helm(t, args...)
+			if err == nil || !strings.Contains(out, "volumeModification.enabled=false contradicts") {
+				t.Fatalf("want a failure naming volumeModification.enabled, got %v:\n%s", err, out)
 			}
 		})
 	}
@@ -214,6 +270,26 @@ func TestChartRBACMatchesPlainManifest(t *testing.T) {
 	}
 }
 
+// TestChartRBACWithoutModification: with volumeModification.enabled=false
+// the ClusterRole is that of rbac.yaml without the volumeattributesclasses
+// rule, which a switched-off feature must not need.
+func TestChartRBACWithoutModification(t *testing.T) {
+	plain, err := framework.ReadObjects(rbacFile())
+	must(t, err)
+	var want []rbacv1.PolicyRule
+	for _, p := range plain {
+		if role, ok := p.(*rbacv1.ClusterRole); ok {
+			for _, r := range role.Rules {
+				if !slices.Contains(r.Resources, "volumeattributesclasses") {
+					want = append(want, r)
+				}
+			}
+		}
+	}
+	got := convert[rbacv1.ClusterRole](t, find(render(t, "volumeModification.enabled=false"), "ClusterRole"))
+	equalRBAC(t, "ClusterRole", got.Name, "external-resizer-runner", got.Rules, want)
+}
+
 func equalRBAC[T any](t *testing.T, kind, gotName, wantName string, got, want T) {
 	t.Helper()
 	if gotName != wantName {
@@ -227,7 +303,8 @@ func equalRBAC[T any](t *testing.T, kind, gotName, wantName string, got, want T)
 // TestChartObjectsValidate has the API server validate what the chart
 // renders (server-side apply, dry run).
 func TestChartObjectsValidate(t *testing.T) {
-	for _, sets := range [][]string{nil, {"metrics.service.enabled=true", "leaderElection.enabled=false", "replicas=1"}} {
+	for _, sets := range [][]string{nil, {"metrics.service.enabled=true", "leaderElection.enabled=false", "replicas=1"},
+		{"volumeModification.enabled=false", "resizeTimeout=1m", "modifyTimeout=5m", "extraModifyMetadata=true"}} {
 		for _, obj := range render(t, sets...) {
 			err := framework.DryRunApply(context.Background(), cluster.AdminConfig, obj, "default")
 			if err != nil && !strings.Contains(err.Error(), framework.ErrUnknownKind.Error()) {

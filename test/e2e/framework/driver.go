@@ -30,6 +30,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
 
 // DriverOptions are the csi-mock switches (its Config in Kubernetes' e2e).
@@ -41,6 +43,10 @@ type DriverOptions struct {
 	NodeOnly bool
 	// OfflineOnly: OFFLINE expansion only.
 	OfflineOnly bool
+	// Modify: the driver advertises the controller capability MODIFY_VOLUME
+	// (--modify); its ControllerModifyVolume succeeds unless scripted.
+	// Without it the driver cannot modify volumes.
+	Modify bool
 }
 
 // Driver is a csi-mock process on a unix socket.
@@ -53,18 +59,29 @@ type Driver struct {
 	tools     Tools
 }
 
-// Answer scripts one ControllerExpandVolume: wait Delay, then fail with
-// Code (a gRPC code name such as "Internal"), or answer normally.
+// Answer scripts one ControllerExpandVolume, or one call of Method: wait
+// Delay, then fail with Code (a gRPC code name such as "Internal"), or answer
+// normally.
 type Answer struct {
+	// Method is csidriver.MethodModify for a ControllerModifyVolume answer;
+	// empty (or csidriver.MethodExpand) is ControllerExpandVolume.
+	Method  string `json:"method,omitempty"`
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
 	Delay   string `json:"delay,omitempty"`
 }
 
-// Call is one ControllerExpandVolume the driver received.
+// Call is one ControllerExpandVolume or ControllerModifyVolume the driver
+// received.
 type Call struct {
-	VolumeID      string            `json:"volumeID"`
-	RequiredBytes int64             `json:"requiredBytes"`
+	// Method is csidriver.MethodExpand or csidriver.MethodModify.
+	Method string `json:"method"`
+	// VolumeID is the call's volume_id.
+	VolumeID string `json:"volumeID"`
+	// RequiredBytes is the size an expand call asked for.
+	RequiredBytes int64 `json:"requiredBytes"`
+	// Parameters are the mutable parameters a modify call sent.
+	Parameters    map[string]string `json:"parameters"`
 	Secrets       map[string]string `json:"secrets"`
 	Start         time.Time         `json:"start"`
 	End           time.Time         `json:"end"`
@@ -94,6 +111,9 @@ func (d *Driver) start(ctx context.Context) error {
 	}
 	if d.OfflineOnly {
 		args = append(args, "--disable-online-expansion")
+	}
+	if d.Modify {
+		args = append(args, "--modify")
 	}
 	_ = os.Remove(d.Socket)
 	p, err := StartProcess("csi-mock", filepath.Join(filepath.Dir(d.Socket), "csi-mock.log"), d.tools.CSIMock, args...)
@@ -139,7 +159,9 @@ func (d *Driver) CreateVolume(ctx context.Context, name string, size int64) (str
 	return resp.GetVolume().GetVolumeId(), nil
 }
 
-// Script sets the answers of the next ControllerExpandVolume calls.
+// Script sets the answers of the next ControllerExpandVolume and
+// ControllerModifyVolume calls: each call takes the first answer left for
+// its method.
 func (d *Driver) Script(answers ...Answer) error {
 	data, err := json.Marshal(answers)
 	if err != nil {
@@ -154,6 +176,22 @@ func (d *Driver) Script(answers ...Answer) error {
 
 // Calls returns the ControllerExpandVolume calls received so far.
 func (d *Driver) Calls() ([]Call, error) {
+	return d.callsOf(csidriver.MethodExpand)
+}
+
+// ModifyCalls returns the ControllerModifyVolume calls received so far.
+func (d *Driver) ModifyCalls() ([]Call, error) {
+	return d.callsOf(csidriver.MethodModify)
+}
+
+// AllCalls returns the ControllerExpandVolume and ControllerModifyVolume
+// calls received so far, in the order they ended.
+func (d *Driver) AllCalls() ([]Call, error) {
+	return d.callsOf("")
+}
+
+// callsOf reads the calls of method from the call log; "" reads all.
+func (d *Driver) callsOf(method string) ([]Call, error) {
 	f, err := os.Open(d.callLog)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -169,7 +207,12 @@ func (d *Driver) Calls() ([]Call, error) {
 		if err := json.Unmarshal(s.Bytes(), &c); err != nil {
 			return nil, fmt.Errorf("call log %s: %w", d.callLog, err)
 		}
-		calls = append(calls, c)
+		if c.Method == "" {
+			c.Method = csidriver.MethodExpand // a log of a csi-mock older than --modify
+		}
+		if method == "" || c.Method == method {
+			calls = append(calls, c)
+		}
 	}
 	return calls, s.Err()
 }
