@@ -42,7 +42,11 @@ var (
 	tools      framework.Tools
 	cluster    *framework.Cluster
 	kubeconfig string // the resizer's: exactly the rules of deploy/kubernetes/rbac.yaml
-	counter    atomic.Int32
+	// kubeconfigWithoutClasses is that of a resizer with the rules of
+	// rbac.yaml but the one on volumeattributesclasses, for the runs with
+	// volume modification off.
+	kubeconfigWithoutClasses string
+	counter                  atomic.Int32
 )
 
 // resizerNamespace holds the resizer's ServiceAccount and Lease.
@@ -65,8 +69,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	resizer := framework.ServiceAccount(resizerNamespace, "csi-resizer")
+	const withoutClassesName = "csi-resizer-without-classes"
+	withoutClasses := framework.ServiceAccount(resizerNamespace, withoutClassesName)
 	ctx := context.Background()
-	cluster, err = framework.StartCluster(ctx, tools, dir, resizer)
+	cluster, err = framework.StartCluster(ctx, tools, dir, resizer, withoutClasses)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: start control plane:", err)
 		return 1
@@ -77,6 +83,14 @@ func run(m *testing.M) int {
 		return 1
 	}
 	if kubeconfig, err = cluster.WriteKubeconfig("resizer", resizer); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	if err := framework.BindRulesWithout(ctx, cluster.Admin, rbacFile(), resizerNamespace, withoutClassesName, "volumeattributesclasses"); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	if kubeconfigWithoutClasses, err = cluster.WriteKubeconfig("resizer-without-classes", withoutClasses); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
@@ -109,6 +123,9 @@ type env struct {
 	driver  *framework.Driver
 	resizer *framework.Process
 	args    []string
+	// kubeconfig is the resizer's identity: kubeconfig unless changed
+	// before startResizer.
+	kubeconfig string
 }
 
 // newEnv starts a driver with o (its name made unique) and a resizer for it.
@@ -119,7 +136,7 @@ func newEnv(t *testing.T, o framework.DriverOptions, resizerArgs ...string) *env
 	t.Cleanup(cancel)
 	dir, err := os.MkdirTemp("", "e2e-") // short: unix socket paths are limited
 	must(t, err)
-	e := &env{t: t, ctx: ctx, dir: dir, ns: fmt.Sprintf("e2e-%d", n), class: fmt.Sprintf("e2e-%d", n)}
+	e := &env{t: t, ctx: ctx, dir: dir, ns: fmt.Sprintf("e2e-%d", n), class: fmt.Sprintf("e2e-%d", n), kubeconfig: kubeconfig}
 	if o.Name == "" {
 		o.Name = fmt.Sprintf("e2e-%d.csi.example.com", n)
 	}
@@ -145,7 +162,7 @@ func newEnv(t *testing.T, o framework.DriverOptions, resizerArgs ...string) *env
 
 func (e *env) startResizer(name string) *framework.Process {
 	e.t.Helper()
-	p, err := framework.StartResizer(tools, e.dir, name, kubeconfig, e.driver.Socket, e.args...)
+	p, err := framework.StartResizer(tools, e.dir, name, e.kubeconfig, e.driver.Socket, e.args...)
 	must(e.t, err)
 	e.resizer = p
 	return p

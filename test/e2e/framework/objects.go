@@ -42,6 +42,9 @@ type Volume struct {
 	SecretRef *v1.SecretReference
 	// Annotations of the claim.
 	Annotations map[string]string
+	// AttributesClass is the VolumeAttributesClass the volume was
+	// provisioned with: in the claim's spec and status and the PV's spec.
+	AttributesClass string
 }
 
 // PVName is the name of the claim's PV.
@@ -75,10 +78,11 @@ func CreateBound(ctx context.Context, c kubernetes.Interface, v Volume) (*v1.Per
 	pvc, err := c.CoreV1().PersistentVolumeClaims(v.Namespace).Create(ctx, &v1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: v.Claim, Annotations: v.Annotations},
 		Spec: v1.PersistentVolumeClaimSpec{
-			AccessModes:      []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-			StorageClassName: ptr.To(v.Class),
-			VolumeName:       v.PVName(),
-			Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: size}},
+			AccessModes:               []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			StorageClassName:          ptr.To(v.Class),
+			VolumeName:                v.PVName(),
+			VolumeAttributesClassName: optional(v.AttributesClass),
+			Resources:                 v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: size}},
 		},
 	}, metav1.CreateOptions{})
 	if err != nil {
@@ -90,6 +94,7 @@ func CreateBound(ctx context.Context, c kubernetes.Interface, v Volume) (*v1.Per
 			Capacity:                      v1.ResourceList{v1.ResourceStorage: size},
 			AccessModes:                   []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
 			StorageClassName:              v.Class,
+			VolumeAttributesClassName:     optional(v.AttributesClass),
 			PersistentVolumeReclaimPolicy: v1.PersistentVolumeReclaimDelete,
 			ClaimRef:                      &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: v.Namespace, Name: v.Claim, UID: pvc.UID},
 			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
@@ -107,6 +112,7 @@ func CreateBound(ctx context.Context, c kubernetes.Interface, v Volume) (*v1.Per
 	pvc.Status.Phase = v1.ClaimBound
 	pvc.Status.AccessModes = pvc.Spec.AccessModes
 	pvc.Status.Capacity = v1.ResourceList{v1.ResourceStorage: size}
+	pvc.Status.CurrentVolumeAttributesClassName = optional(v.AttributesClass)
 	if pvc, err = c.CoreV1().PersistentVolumeClaims(v.Namespace).UpdateStatus(ctx, pvc, metav1.UpdateOptions{}); err != nil {
 		return nil, fmt.Errorf("bind claim %s/%s: %w", v.Namespace, v.Claim, err)
 	}
@@ -203,4 +209,12 @@ func Events(ctx context.Context, c kubernetes.Interface, namespace, name string)
 		out = append(out, e.Reason+": "+e.Message)
 	}
 	return out, nil
+}
+
+// optional is nil for "".
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

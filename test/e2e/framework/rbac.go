@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -106,4 +107,33 @@ func moveSubjects(subjects []rbacv1.Subject, ns string) {
 			subjects[i].Namespace = ns
 		}
 	}
+}
+
+// BindRulesWithout gives the ServiceAccount namespace/name the rules of the
+// ClusterRoles of path, except those on resource: a copy of each role named
+// "<role>-without-<resource>", bound to the ServiceAccount.
+func BindRulesWithout(ctx context.Context, c kubernetes.Interface, path, namespace, name, resource string) error {
+	objs, err := ReadObjects(path)
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
+		role, ok := obj.(*rbacv1.ClusterRole)
+		if !ok {
+			continue
+		}
+		role.Name += "-without-" + resource
+		role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, resource) })
+		binding := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: role.Name + "-" + name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: namespace, Name: name}},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		}
+		for _, o := range []runtime.Object{role, binding} {
+			if err := create(ctx, c, o, namespace); err != nil {
+				return fmt.Errorf("create %T %s: %w", o, role.Name, err)
+			}
+		}
+	}
+	return nil
 }
