@@ -101,6 +101,11 @@ type rig struct {
 // newRig starts etcd, kube-apiserver (with its audit log), applies the
 // resizer's RBAC and starts the CSI mock driver, controller expansion only.
 func newRig(ctx context.Context, cfg *config, name string) (r *rig, err error) {
+	return newRigWith(ctx, cfg, name, framework.DriverOptions{Name: driverName})
+}
+
+// newRigWith is newRig with the driver's options (its Name is driverName).
+func newRigWith(ctx context.Context, cfg *config, name string, driver framework.DriverOptions) (r *rig, err error) {
 	r = &rig{dir: filepath.Join(cfg.dir, name), tools: cfg.tools,
 		resizerID: framework.ServiceAccount(resizerNamespace, "csi-resizer")}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
@@ -138,7 +143,8 @@ func newRig(ctx context.Context, cfg *config, name string) (r *rig, err error) {
 	if err = framework.CreateClass(ctx, r.admin, benchClass, driverName, nil); err != nil {
 		return r, err
 	}
-	if r.driver, err = framework.StartDriver(ctx, cfg.tools, r.dir, framework.DriverOptions{Name: driverName}); err != nil {
+	driver.Name = driverName
+	if r.driver, err = framework.StartDriver(ctx, cfg.tools, r.dir, driver); err != nil {
 		return r, err
 	}
 	say("control plane and CSI mock driver up in %s (logs in %s)", since(start), r.dir)

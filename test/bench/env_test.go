@@ -55,11 +55,21 @@ func TestParseFlagsDefaultsRunEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.modes["throughput"] || !cfg.modes["memory"] || !cfg.modes["latency"] {
-		t.Errorf("modes = %v, want all three", cfg.modes)
+	if !cfg.modes["throughput"] || !cfg.modes["modify"] || !cfg.modes["memory"] || !cfg.modes["latency"] {
+		t.Errorf("modes = %v, want all four", cfg.modes)
 	}
-	if cfg.n != 500 || cfg.memoryN != 10000 || !cfg.pods || len(cfg.settings) != 2 {
-		t.Errorf("defaults: n=%d memory-n=%d pods=%v settings=%v", cfg.n, cfg.memoryN, cfg.pods, cfg.settings)
+	if cfg.n != 500 || cfg.modifyN != 500 || cfg.memoryN != 10000 || !cfg.pods || len(cfg.settings) != 2 {
+		t.Errorf("defaults: n=%d modify-n=%d memory-n=%d pods=%v settings=%v", cfg.n, cfg.modifyN, cfg.memoryN, cfg.pods, cfg.settings)
+	}
+	cfg, err = parseFlags([]string{"-mode=modify", "-modify-n=50"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.modes) != 1 || !cfg.modes["modify"] || cfg.modifyN != 50 {
+		t.Errorf("-mode=modify -modify-n=50: modes=%v modify-n=%d", cfg.modes, cfg.modifyN)
+	}
+	if _, err := parseFlags([]string{"-modify-n=0"}); err == nil {
+		t.Error("-modify-n=0 was accepted")
 	}
 	if _, err := parseFlags([]string{"-mode=speed"}); err == nil {
 		t.Error("an unknown mode was accepted")

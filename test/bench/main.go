@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Command bench measures what the resizer costs (issue #5): throughput,
-// per-claim latency and API requests for N claims grown at once, memory
+// per-claim latency and API requests for N claims grown at once, the same
+// for N claims changing VolumeAttributesClass at once (issue #10), memory
 // with many objects, and the latency of one resize on an idle cluster. It
 // runs the real components of the end-to-end suite (etcd, kube-apiserver
 // with an audit log, the CSI mock driver and the resizer binary) on this
@@ -45,6 +46,7 @@ type config struct {
 	modes       map[string]bool
 	settings    []setting
 	n           int
+	modifyN     int
 	memoryN     int
 	pods        bool
 	latencyN    int
@@ -77,11 +79,12 @@ func parseFlags(args []string) (*config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var (
 		cfg      config
-		modes    = fs.String("mode", "all", "Parts to run, comma-separated: throughput, memory, latency, or all.")
+		modes    = fs.String("mode", "all", "Parts to run, comma-separated: throughput, modify, memory, latency, or all.")
 		settings = fs.String("settings", "default,fast", "Resizer settings, comma-separated: default (QPS 5, burst 10, 10 workers), fast (QPS 100, burst 200, 50 workers) or QPS/BURST/WORKERS.")
 		extra    = fs.String("resizer-args", "--v=2", "Extra flags of the resizer, space-separated.")
 	)
 	fs.IntVar(&cfg.n, "n", 500, "Claims grown at once in the throughput runs.")
+	fs.IntVar(&cfg.modifyN, "modify-n", 500, "Claims changing VolumeAttributesClass at once in the modify runs.")
 	fs.IntVar(&cfg.memoryN, "memory-n", 10000, "Bound PVC+PV pairs (and pods) in the memory run.")
 	fs.BoolVar(&cfg.pods, "pods", true, "Memory run: also create one running pod per claim and measure with --handle-volume-inuse-error.")
 	fs.IntVar(&cfg.latencyN, "latency-n", 20, "Sequential resizes in the latency runs.")
@@ -98,8 +101,8 @@ func parseFlags(args []string) (*config, error) {
 	for _, m := range strings.Split(*modes, ",") {
 		switch m = strings.TrimSpace(m); m {
 		case "all":
-			cfg.modes["throughput"], cfg.modes["memory"], cfg.modes["latency"] = true, true, true
-		case "throughput", "memory", "latency":
+			cfg.modes["throughput"], cfg.modes["modify"], cfg.modes["memory"], cfg.modes["latency"] = true, true, true, true
+		case "throughput", "modify", "memory", "latency":
 			cfg.modes[m] = true
 		default:
 			return nil, fmt.Errorf("-mode: unknown part %q", m)
@@ -113,8 +116,8 @@ func parseFlags(args []string) (*config, error) {
 		cfg.settings = append(cfg.settings, st)
 	}
 	cfg.resizerArgs = strings.Fields(*extra)
-	if cfg.n < 1 || cfg.memoryN < 1 || cfg.latencyN < 1 || cfg.creators < 1 {
-		return nil, fmt.Errorf("-n, -memory-n, -latency-n and -creators must be positive")
+	if cfg.n < 1 || cfg.modifyN < 1 || cfg.memoryN < 1 || cfg.latencyN < 1 || cfg.creators < 1 {
+		return nil, fmt.Errorf("-n, -modify-n, -memory-n, -latency-n and -creators must be positive")
 	}
 	return &cfg, nil
 }
@@ -146,6 +149,15 @@ func run(ctx context.Context, cfg *config) (err error) {
 				return fmt.Errorf("throughput at %s: %w", s, err)
 			}
 			res.Throughput = append(res.Throughput, t)
+		}
+	}
+	if cfg.modes["modify"] {
+		for _, s := range cfg.settings {
+			m, err := runModify(ctx, cfg, s)
+			if err != nil {
+				return fmt.Errorf("modify at %s: %w", s, err)
+			}
+			res.Modify = append(res.Modify, m)
 		}
 	}
 	if cfg.modes["latency"] {

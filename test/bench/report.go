@@ -30,6 +30,7 @@ type results struct {
 	Machine    machine
 	Command    string
 	Throughput []*throughputResult
+	Modify     []*modifyResult
 	Latency    []*latencyResult
 	Memory     *memoryResult
 }
@@ -56,6 +57,9 @@ func (r *results) writeMarkdown(w io.Writer) {
 	p("Command: `%s`\n", r.Command)
 	if len(r.Throughput) > 0 {
 		r.throughputTables(p)
+	}
+	if len(r.Modify) > 0 {
+		r.modifyTables(p)
 	}
 	if len(r.Latency) > 0 {
 		r.latencyTable(p)
@@ -91,26 +95,33 @@ func (r *results) throughputTables(p func(string, ...any)) {
 			p("At %s the API server also closed the benchmark's own claim watch %d times: some finish times may be late by the time it took to watch again.\n", t.Setting.Name, t.OwnCloses)
 		}
 	}
-	p("#### API requests of the resizer, from the audit log\n")
-	p("User `system:serviceaccount:%s:csi-resizer`, stage ResponseComplete, over the resizer's whole life (start-up included). Per-resize figures leave list and watch out.\n", resizerNamespace)
-	header, sep := "| Request | Class |", "|---|---|"
+	requestsTable(p, r.Throughput, "resize")
 	for _, t := range r.Throughput {
-		header += fmt.Sprintf(" %s: count | per resize |", t.Setting.Name)
+		p("Response codes at %s: %s. Driver calls: %d for %d volumes.\n", t.Setting.Name, codesCell(t.Requests), t.DriverCalls, t.Volumes)
+	}
+}
+
+// requestsTable writes the resizer's requests of each run by kind, in all
+// and per operation (unit: "resize", "modify").
+func requestsTable(p func(string, ...any), runs []*throughputResult, unit string) {
+	p("#### API requests of the resizer, from the audit log\n")
+	p("User `system:serviceaccount:%s:csi-resizer`, stage ResponseComplete, over the resizer's whole life (start-up included). Per-%s figures leave list and watch out.\n", resizerNamespace, unit)
+	header, sep := "| Request | Class |", "|---|---|"
+	for _, t := range runs {
+		header += fmt.Sprintf(" %s: count | per %s |", t.Setting.Name, unit)
 		sep += "---|---|"
 	}
 	p("%s\n%s", header, sep)
-	keys := map[requestKey]bool{}
 	var all tally
 	all.ByKey = map[requestKey]int{}
-	for _, t := range r.Throughput {
+	for _, t := range runs {
 		for k, n := range t.Requests.ByKey {
-			keys[k] = true
 			all.ByKey[k] += n
 		}
 	}
 	for _, k := range all.keys() {
 		row := fmt.Sprintf("| `%s` | %s |", k, classify(k))
-		for _, t := range r.Throughput {
+		for _, t := range runs {
 			n := t.Requests.ByKey[k]
 			per := "–"
 			if classify(k) != classListWatch {
@@ -121,13 +132,69 @@ func (r *results) throughputTables(p func(string, ...any)) {
 		p("%s", row)
 	}
 	p("")
-	for _, t := range r.Throughput {
-		var codes []string
-		for c, n := range t.Requests.ByCode {
-			codes = append(codes, fmt.Sprintf("%d × %d", n, c))
+}
+
+// codesCell lists the response codes of t, "count × code".
+func codesCell(t tally) string {
+	var codes []string
+	for c, n := range t.ByCode {
+		codes = append(codes, fmt.Sprintf("%d × %d", n, c))
+	}
+	slices.Sort(codes)
+	return strings.Join(codes, ", ")
+}
+
+func (r *results) modifyTables(p func(string, ...any)) {
+	m0 := r.Modify[0]
+	p("### Modify: N claims change VolumeAttributesClass at once\n")
+	p("Every claim starts in class `%s` (PV spec, claim spec and status) and its spec is switched to `%s`; the driver advertises MODIFY_VOLUME and answers at once. A claim is finished when it shows currentVolumeAttributesClassName = `%s`, no modifyVolumeStatus and no modify condition.\n", m0.From, m0.To, m0.To)
+	p("| Setting | N | Wall time | Token-bucket floor | Modifies/s | Latency p50 / p95 / max | Writes/modify | Event writes/modify | Reads/modify | Driver calls/modify | PVs at the new class | Peak RSS | CPU for the modifies | CPU, whole process |")
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, m := range r.Modify {
+		p("| %s | %d | %s | %s | %.2f | %s / %s / %s | %.2f | %.2f | %.2f | %.2f | %d of %d | %s | %s | %s |",
+			m.Setting, m.N, seconds(m.Wall), seconds(m.floor()), m.rate(), ms(m.Latency.P50), ms(m.Latency.P95), ms(m.Latency.Max),
+			m.perResize(classWrite), m.perResize(classEvent), m.perResize(classRead),
+			float64(m.DriverCalls)/float64(m.N), m.PVsAtTarget, m.N, mib(m.Peak), seconds(m.CPU), seconds(m.CPUTotal))
+	}
+	p("")
+	p("The token-bucket floor is (N × %.0f writes − burst) ÷ QPS: no resizer making %.0f writes a modification can finish sooner. Writes per modification by kind (the floor is %.0f: the intent, the PV, the final claim status):\n", modifyWrites, modifyWrites, modifyWrites)
+	header, sep := "| Setting |", "|---|"
+	for _, k := range modifyKinds {
+		header += fmt.Sprintf(" %s/modify (`%s`) |", strings.ToUpper(k.Label[:1])+k.Label[1:], k.Key)
+		sep += "---|"
+	}
+	p("%s Other writes/modify | Writes/modify, events excluded |\n%s---|---|", header, sep)
+	for _, m := range r.Modify {
+		row := fmt.Sprintf("| %s |", m.Setting)
+		for _, k := range modifyKinds {
+			row += fmt.Sprintf(" %.2f |", float64(m.Requests.ByKey[k.Key])/float64(m.N))
 		}
-		slices.Sort(codes)
-		p("Response codes at %s: %s. Driver calls: %d for %d volumes.\n", t.Setting.Name, strings.Join(codes, ", "), t.DriverCalls, t.Volumes)
+		p("%s %.2f | %.2f |", row, float64(otherWrites(m.Requests))/float64(m.N), m.perResize(classWrite))
+	}
+	p("")
+	var runs []*throughputResult
+	var spans []string
+	for _, m := range r.Modify {
+		runs = append(runs, &m.throughputResult)
+		spans = append(spans, fmt.Sprintf("%s at %s", ms(m.GrowSpan), m.Setting.Name))
+	}
+	p("Sending the N class changes took %s. While claims were being modified:\n", strings.Join(spans, ", "))
+	p("| Setting | Work requests/s (budget: QPS) | Event writes/s (own client) | Last event after last finished claim | Claims with ModifyVolumeError | Resizer watches closed by the API server as unresponsive | Resizer's CPU per modify | Resizer's context switches per modify | Resizer's idle CPU before the changes | Other processes' CPU meanwhile |")
+	p("|---|---|---|---|---|---|---|---|---|---|")
+	for _, m := range r.Modify {
+		p("| %s | %.2f | %.2f | %s | %d | %s | %s | %.0f | %s per s | %s |", m.Setting, m.WorkRate, m.EventRate, ms(m.EventLag), m.Errors,
+			closesCell(m.ForcedCloses), fmt.Sprintf("%.1f ms", float64(m.CPU)/float64(time.Millisecond)/float64(m.N)),
+			float64(m.Switches)/float64(m.N), ms(m.IdleCPU), m.Foreign)
+	}
+	p("")
+	for _, m := range r.Modify {
+		if m.OwnCloses > 0 {
+			p("At %s the API server also closed the benchmark's own claim watch %d times: some finish times may be late by the time it took to watch again.\n", m.Setting.Name, m.OwnCloses)
+		}
+	}
+	requestsTable(p, runs, "modify")
+	for _, m := range r.Modify {
+		p("Response codes at %s: %s. ControllerModifyVolume calls: %d for %d volumes.\n", m.Setting.Name, codesCell(m.Requests), m.DriverCalls, m.Volumes)
 	}
 }
 

@@ -18,6 +18,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -41,6 +42,24 @@ const (
 var informerHeld = map[string]bool{
 	"persistentvolumeclaims": true, "persistentvolumes": true,
 	"storageclasses.storage.k8s.io": true, "pods": true,
+	"volumeattributesclasses.storage.k8s.io": true,
+}
+
+// heldGets counts the GETs of objects the informers hold, and lists the
+// other GETs.
+func heldGets(t tally) (gets int, other []string) {
+	for k, n := range t.ByKey {
+		if k.Verb != "get" {
+			continue
+		}
+		if informerHeld[k.Resource] {
+			gets += n
+		} else {
+			other = append(other, fmt.Sprintf("%d × `%s`", n, k))
+		}
+	}
+	slices.Sort(other)
+	return gets, other
 }
 
 func scaled(n int) string {
@@ -60,18 +79,8 @@ func (r *results) targets() []target {
 		add(w <= targetWrites+1e-9, fmt.Sprintf("%.2f", w), "Writes per controller-only resize, events excluded, at %s: %.1f", t.Setting.Name, targetWrites)
 	}
 	for _, t := range r.Throughput {
-		gets, reads := 0, t.Requests.ByClass[classRead]
-		var other []string
-		for k, n := range t.Requests.ByKey {
-			if k.Verb != "get" {
-				continue
-			}
-			if informerHeld[k.Resource] {
-				gets += n
-			} else {
-				other = append(other, fmt.Sprintf("%d × `%s`", n, k))
-			}
-		}
+		gets, other := heldGets(t.Requests)
+		reads := t.Requests.ByClass[classRead]
 		m := fmt.Sprintf("%d GETs of PVCs, PVs, StorageClasses or pods; %d reads in all", gets, reads)
 		if len(other) > 0 {
 			m += " (" + strings.Join(other, ", ") + ")"
@@ -102,6 +111,7 @@ func (r *results) targets() []target {
 		add(t.CPU.Seconds() <= limit, fmt.Sprintf("%s (whole process: %s)", seconds(t.CPU), seconds(t.CPUTotal)),
 			"CPU ≤ %.1f s for %d resizes at %s%s", limit, t.N, t.Setting.Name, scaled(t.N))
 	}
+	out = append(out, r.modifyTargets()...)
 	if m := r.Memory; m != nil {
 		note := ""
 		if m.Pairs != targetMemoryObjs {
@@ -118,6 +128,44 @@ func (r *results) targets() []target {
 	for _, l := range r.Latency {
 		add(l.Latency.P50 <= targetLatencyMs*time.Millisecond, ms(l.Latency.P50),
 			"One resize on an idle cluster, p50 ≤ %d ms, at %s", targetLatencyMs, l.Setting.Name)
+	}
+	return out
+}
+
+// modifyTargets are the checks of the modify runs (issue #10): the floor of
+// writes, no GET of what the informers hold, every PV at the class its
+// claim reports, and at the default budget a rate that only the budget
+// limits.
+func (r *results) modifyTargets() []target {
+	var out []target
+	add := func(met bool, measured, goal string, args ...any) {
+		out = append(out, target{Goal: fmt.Sprintf(goal, args...), Measured: measured, Met: met})
+	}
+	for _, m := range r.Modify {
+		w := m.perResize(classWrite)
+		add(w <= modifyWrites+1e-9, fmt.Sprintf("%.2f", w), "Writes per modify, events excluded, at %s: %.1f", m.Setting.Name, modifyWrites)
+	}
+	for _, m := range r.Modify {
+		gets, other := heldGets(m.Requests)
+		measured := fmt.Sprintf("%d GETs of PVCs, PVs, StorageClasses, VolumeAttributesClasses or pods; %d reads in all", gets, m.Requests.ByClass[classRead])
+		if len(other) > 0 {
+			measured += " (" + strings.Join(other, ", ") + ")"
+		}
+		add(gets == 0, measured, "No GET of objects the informers hold, modify at %s", m.Setting.Name)
+	}
+	for _, m := range r.Modify {
+		add(m.PVsAtTarget == m.N && m.DriverCalls == m.N && m.Volumes == m.N,
+			fmt.Sprintf("%d of %d PVs at class %s; %d ControllerModifyVolume calls for %d volumes", m.PVsAtTarget, m.N, m.To, m.DriverCalls, m.Volumes),
+			"Every PV at its claim's new class, one driver call per volume, modify at %s", m.Setting.Name)
+	}
+	for _, m := range r.Modify {
+		if m.Setting.Name != "default" {
+			continue
+		}
+		q := float64(m.Setting.QPS)
+		want := targetRateShare * q / modifyWrites
+		add(m.rate() >= want, fmt.Sprintf("%.3f modifies/s (%s for %d)", m.rate(), seconds(m.Wall), m.N),
+			"Modify throughput at defaults ≥ %.2f × (%d QPS ÷ %.0f writes) = %.3f modifies/s", targetRateShare, m.Setting.QPS, modifyWrites, want)
 	}
 	return out
 }

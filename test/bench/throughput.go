@@ -199,13 +199,18 @@ func (res *throughputResult) countDriverCalls(r *rig) error {
 	if err != nil {
 		return err
 	}
+	res.tallyCalls(calls)
+	return nil
+}
+
+// tallyCalls counts the driver calls and the volumes they were for.
+func (res *throughputResult) tallyCalls(calls []framework.Call) {
 	res.DriverCalls = len(calls)
 	volumes := map[string]bool{}
 	for _, c := range calls {
 		volumes[c.VolumeID] = true
 	}
 	res.Volumes = len(volumes)
-	return nil
 }
 
 // countRequests counts the resizer's requests, its rates between the

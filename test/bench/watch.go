@@ -30,21 +30,34 @@ import (
 )
 
 // claimWatch timestamps, from a watch on the claims, the moment each claim
-// is seen finished: capacity at the target, no resize status or condition
-// left. An informer is a watch that survives reconnects.
+// is seen finished: for a resize, capacity at the target, no resize status
+// or condition left (see isFinished; isModified for a modification). An
+// informer is a watch that survives reconnects.
 type claimWatch struct {
-	target   resource.Quantity
+	done     func(*v1.PersistentVolumeClaim) bool
+	failed   func(*v1.PersistentVolumeClaim) bool
 	stop     chan struct{}
 	mu       sync.Mutex
 	finished map[string]time.Time
-	errored  map[string]bool // claims seen with ControllerResizeError
+	errored  map[string]bool // claims seen failed (ControllerResizeError for a resize)
 	changed  chan struct{}
 }
 
-// watchClaims starts watching the bench namespace's claims and returns once
-// the watch is established.
+// watchClaims starts watching the bench namespace's claims for resizes to
+// target and returns once the watch is established.
 func watchClaims(ctx context.Context, c kubernetes.Interface, target string) (*claimWatch, error) {
-	w := &claimWatch{target: resource.MustParse(target), stop: make(chan struct{}),
+	q := resource.MustParse(target)
+	return watchClaimsUntil(ctx, c, func(pvc *v1.PersistentVolumeClaim) bool { return isFinished(pvc, q) },
+		func(pvc *v1.PersistentVolumeClaim) bool {
+			return hasCondition(pvc, v1.PersistentVolumeClaimControllerResizeError)
+		})
+}
+
+// watchClaimsUntil starts watching the bench namespace's claims, each
+// finished once done says so and counted as an error once failed says so,
+// and returns once the watch is established.
+func watchClaimsUntil(ctx context.Context, c kubernetes.Interface, done, failed func(*v1.PersistentVolumeClaim) bool) (*claimWatch, error) {
+	w := &claimWatch{done: done, failed: failed, stop: make(chan struct{}),
 		finished: map[string]time.Time{}, errored: map[string]bool{}, changed: make(chan struct{}, 1)}
 	inf := coreinformers.NewPersistentVolumeClaimInformer(c, benchNamespace, 0, cache.Indexers{})
 	observe := func(obj any) {
@@ -73,15 +86,24 @@ func isFinished(pvc *v1.PersistentVolumeClaim, target resource.Quantity) bool {
 	return capacity.Cmp(target) == 0 && !pending && len(pvc.Status.Conditions) == 0
 }
 
+// hasCondition reports whether the claim carries a condition of type t,
+// whatever its status.
+func hasCondition(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) bool {
+	for _, c := range pvc.Status.Conditions {
+		if c.Type == t {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *claimWatch) observe(pvc *v1.PersistentVolumeClaim, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, c := range pvc.Status.Conditions {
-		if c.Type == v1.PersistentVolumeClaimControllerResizeError {
-			w.errored[pvc.Name] = true
-		}
+	if w.failed(pvc) {
+		w.errored[pvc.Name] = true
 	}
-	if _, seen := w.finished[pvc.Name]; seen || !isFinished(pvc, w.target) {
+	if _, seen := w.finished[pvc.Name]; seen || !w.done(pvc) {
 		return
 	}
 	w.finished[pvc.Name] = now
@@ -120,7 +142,7 @@ func (w *claimWatch) finishedAt(name string) time.Time {
 	return w.finished[name]
 }
 
-// errors is the number of claims seen with ControllerResizeError.
+// errors is the number of claims seen failed.
 func (w *claimWatch) errors() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
