@@ -16,7 +16,8 @@ limitations under the License.
 
 // Command demo shows the resizer at work with no cluster: it starts etcd,
 // kube-apiserver, the CSI mock driver and the resizer on this machine,
-// grows a claim from 1Gi to 2Gi and prints a timeline of what happens.
+// grows a claim from 1Gi to 2Gi, then moves it to another
+// VolumeAttributesClass, and prints a timeline of what happens.
 package main
 
 import (
@@ -37,6 +38,7 @@ const (
 	claim     = "data"
 	class     = "demo-expandable"
 	driver    = "demo.csi.example.com"
+	fastClass = "demo-fast"
 )
 
 func main() {
@@ -73,8 +75,8 @@ func run(ctx context.Context, keep bool) error {
 	if err != nil {
 		return err
 	}
-	say("Starting the CSI mock driver %s (expansion on the controller, then on the node)", driver)
-	drv, err := framework.StartDriver(ctx, tools, dir, framework.DriverOptions{Name: driver, NodeExpansionRequired: true})
+	say("Starting the CSI mock driver %s (expansion on the controller, then on the node; volume modification)", driver)
+	drv, err := framework.StartDriver(ctx, tools, dir, framework.DriverOptions{Name: driver, NodeExpansionRequired: true, Modify: true})
 	if err != nil {
 		return err
 	}
@@ -93,6 +95,9 @@ func run(ctx context.Context, keep bool) error {
 	if err := resize(ctx, cluster, v); err != nil {
 		return fmt.Errorf("%w (resizer log: %s)", err, resizer.Log)
 	}
+	if err := modify(ctx, cluster, v); err != nil {
+		return fmt.Errorf("%w (resizer log: %s)", err, resizer.Log)
+	}
 	if keep {
 		admin, err := cluster.WriteKubeconfig("admin", framework.Admin())
 		if err != nil {
@@ -106,13 +111,17 @@ func run(ctx context.Context, keep bool) error {
 	return os.RemoveAll(dir)
 }
 
-// setUp creates the namespace, an expandable StorageClass and a bound 1Gi
-// claim on a volume of the mock driver.
+// setUp creates the namespace, an expandable StorageClass, the
+// VolumeAttributesClass fast and a bound 1Gi claim on a volume of the mock
+// driver.
 func setUp(ctx context.Context, cluster *framework.Cluster, drv *framework.Driver) (framework.Volume, error) {
 	if err := framework.CreateNamespace(ctx, cluster.Admin, namespace); err != nil {
 		return framework.Volume{}, err
 	}
 	if err := framework.CreateClass(ctx, cluster.Admin, class, driver, nil); err != nil {
+		return framework.Volume{}, err
+	}
+	if err := framework.CreateAttributesClass(ctx, cluster.Admin, fastClass, driver, map[string]string{"iops": "16000", "throughput": "1000"}); err != nil {
 		return framework.Volume{}, err
 	}
 	handle, err := drv.CreateVolume(ctx, "demo-volume", 1<<30)
@@ -123,7 +132,8 @@ func setUp(ctx context.Context, cluster *framework.Cluster, drv *framework.Drive
 	if _, err := framework.CreateBound(ctx, cluster.Admin, v); err != nil {
 		return framework.Volume{}, err
 	}
-	say("Created StorageClass %s, PV %s and PVC %s/%s: 1Gi, bound", class, v.PVName(), namespace, claim)
+	say("Created StorageClass %s, VolumeAttributesClass %s (iops=16000, throughput=1000), PV %s and PVC %s/%s: 1Gi, bound",
+		class, fastClass, v.PVName(), namespace, claim)
 	return v, nil
 }
 

@@ -29,33 +29,66 @@ import (
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
-// resize grows the claim to 2Gi and prints every change of the claim, its
-// PV and their events until the claim is finished. The demo plays kubelet
-// for the node step, since no kubelet runs here.
+// resize grows the claim to 2Gi and prints the timeline until the claim is
+// finished. The demo plays kubelet for the node step, since no kubelet runs
+// here.
 func resize(ctx context.Context, cluster *framework.Cluster, v framework.Volume) error {
+	say("User: kubectl patch pvc %s -p '{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}}}'", claim)
+	return follow(ctx, cluster, v, "the resize", func() error {
+		return framework.Grow(ctx, cluster.Admin, namespace, claim, "2Gi")
+	}, func(pvc *v1.PersistentVolumeClaim) (bool, error) {
+		switch {
+		case framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending:
+			say("Kubelet (played by the demo): expanding the file system on the node")
+			return false, framework.FinishOnNode(ctx, cluster.Admin, namespace, claim)
+		case framework.Capacity(pvc) == "2Gi" && len(pvc.Status.Conditions) == 0:
+			say("Done: PVC %s/%s has 2Gi", namespace, claim)
+			return true, nil
+		}
+		return false, nil
+	})
+}
+
+// modify moves the claim to the VolumeAttributesClass fast and prints the
+// timeline until the claim reports it.
+func modify(ctx context.Context, cluster *framework.Cluster, v framework.Volume) error {
+	say("User: kubectl patch pvc %s -p '{\"spec\":{\"volumeAttributesClassName\":\"%s\"}}'", claim, fastClass)
+	return follow(ctx, cluster, v, "the class change", func() error {
+		return framework.SetAttributesClass(ctx, cluster.Admin, namespace, claim, fastClass)
+	}, func(pvc *v1.PersistentVolumeClaim) (bool, error) {
+		if framework.CurrentAttributesClass(pvc) == fastClass && pvc.Status.ModifyVolumeStatus == nil {
+			say("Done: PVC %s/%s is in class %s", namespace, claim, fastClass)
+			return true, nil
+		}
+		return false, nil
+	})
+}
+
+// follow does act, then prints every change of the claim, its PV and their
+// events until done says the claim is where it should be.
+func follow(ctx context.Context, cluster *framework.Cluster, v framework.Volume, what string, act func() error,
+	done func(*v1.PersistentVolumeClaim) (bool, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	watches, err := watchAll(ctx, cluster, v)
 	if err != nil {
 		return err
 	}
-	say("User: kubectl patch pvc %s -p '{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}}}'", claim)
-	if err := framework.Grow(ctx, cluster.Admin, namespace, claim, "2Gi"); err != nil {
+	if err := act(); err != nil {
 		return err
 	}
 	var lastClaim, lastPV string
 	for {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the resize did not finish: %w", ctx.Err())
+			return fmt.Errorf("%s did not finish: %w", what, ctx.Err())
 		case ev := <-watches.events:
 			if e, ok := ev.Object.(*v1.Event); ok && ev.Type == watch.Added {
 				say("Event   %s %s: %s", e.Type, e.Reason, e.Message)
 			}
 		case ev := <-watches.volumes:
 			if pv, ok := ev.Object.(*v1.PersistentVolume); ok {
-				size := pv.Spec.Capacity[v1.ResourceStorage]
-				if s := "capacity=" + size.String(); s != lastPV {
+				if s := describeVolume(pv); s != lastPV {
 					say("PV      %s %s", pv.Name, s)
 					lastPV = s
 				}
@@ -69,26 +102,40 @@ func resize(ctx context.Context, cluster *framework.Cluster, v framework.Volume)
 				say("PVC     %s/%s %s", namespace, claim, s)
 				lastClaim = s
 			}
-			done, err := step(ctx, cluster, pvc)
-			if done || err != nil {
+			if ok, err := done(pvc); ok || err != nil {
+				if err == nil {
+					lateEvents(watches.events)
+				}
 				return err
 			}
 		}
 	}
 }
 
-// step reacts to the claim's state: it finishes the node step as kubelet
-// would, and reports whether the resize is over.
-func step(ctx context.Context, cluster *framework.Cluster, pvc *v1.PersistentVolumeClaim) (bool, error) {
-	switch {
-	case framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending:
-		say("Kubelet (played by the demo): expanding the file system on the node")
-		return false, framework.FinishOnNode(ctx, cluster.Admin, namespace, claim)
-	case framework.Capacity(pvc) == "2Gi" && len(pvc.Status.Conditions) == 0:
-		say("Done: PVC %s/%s has 2Gi", namespace, claim)
-		return true, nil
+// lateEvents prints the events that arrive within a moment: the last event
+// of a step is often sent just after the status that ends it.
+func lateEvents(events <-chan watch.Event) {
+	deadline := time.After(500 * time.Millisecond)
+	for {
+		select {
+		case <-deadline:
+			return
+		case ev := <-events:
+			if e, ok := ev.Object.(*v1.Event); ok && ev.Type == watch.Added {
+				say("Event   %s %s: %s", e.Type, e.Reason, e.Message)
+			}
+		}
 	}
-	return false, nil
+}
+
+// describeVolume is a one-line summary of a PV: capacity, and class when set.
+func describeVolume(pv *v1.PersistentVolume) string {
+	size := pv.Spec.Capacity[v1.ResourceStorage]
+	s := "capacity=" + size.String()
+	if c := pv.Spec.VolumeAttributesClassName; c != nil {
+		s += " class=" + *c
+	}
+	return s
 }
 
 type watches struct {
@@ -107,7 +154,12 @@ func watchAll(ctx context.Context, cluster *framework.Cluster, v framework.Volum
 	if err != nil {
 		return nil, err
 	}
-	e, err := cluster.Admin.CoreV1().Events(namespace).Watch(ctx, metav1.ListOptions{})
+	// Events from now on: those of an earlier step were printed already.
+	old, err := cluster.Admin.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	e, err := cluster.Admin.CoreV1().Events(namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: old.ResourceVersion})
 	if err != nil {
 		return nil, err
 	}

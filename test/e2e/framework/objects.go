@@ -172,9 +172,15 @@ func Describe(pvc *v1.PersistentVolumeClaim) string {
 	for _, c := range pvc.Status.Conditions {
 		conds = append(conds, string(c.Type))
 	}
-	return fmt.Sprintf("request=%s capacity=%s allocated=%s status=%s conditions=%v",
+	line := fmt.Sprintf("request=%s capacity=%s allocated=%s status=%s conditions=%v",
 		request.String(), capacity.String(), allocated.String(),
 		pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage], conds)
+	if pvc.Spec.VolumeAttributesClassName != nil || pvc.Status.CurrentVolumeAttributesClassName != nil || pvc.Status.ModifyVolumeStatus != nil {
+		target, status := ModifyStatus(pvc)
+		line += fmt.Sprintf(" class=%s currentClass=%s modify=%s%s", ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""),
+			CurrentAttributesClass(pvc), status, map[bool]string{true: "(" + target + ")"}[target != ""])
+	}
+	return line
 }
 
 // Capacity is status.capacity[storage] as a string.
