@@ -43,9 +43,8 @@ type ExpandRequest struct {
 }
 
 // Expand calls ControllerExpandVolume, bounded by req.Timeout or else the
-// client's timeout. It
-// returns the driver's capacity_bytes (0 means not reported) and
-// node_expansion_required. Errors keep the gRPC status of the cause, so
+// client's timeout. It returns the driver's capacity_bytes (0 means not
+// reported) and node_expansion_required. Errors keep the gRPC status of the cause, so
 // status.Code and status.FromError give the driver's code; a request that
 // cannot be valid is refused without a call, with codes.InvalidArgument.
 func (c *Client) Expand(ctx context.Context, req ExpandRequest) (capacityBytes int64, nodeExpansionRequired bool, err error) {
