@@ -22,6 +22,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
@@ -77,7 +78,7 @@ func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.Persist
 		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyPending(pvc, d.Target, c.now()), v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
 	case modify.Refuse:
 		refused := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: d.Target, Infeasible: true, Reason: "InvalidArgument",
-			Message: d.Reason}, c.now())
+			Message: d.Reason}, c.refusedAt(pvc, d.Target))
 		return 0, c.recordOnce(ctx, key, pvc, refused, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
 	case modify.Cancel:
 		why := fmt.Sprintf("Canceled the modification to class %q: %s", d.Target, d.Reason)
@@ -86,6 +87,19 @@ func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.Persist
 		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
 	}
 	return 0, nil
+}
+
+// refusedAt is the time to record a refusal of target with: the time of
+// the one already recorded, so that refusing again on every later sync
+// writes and announces nothing new; now for a new refusal.
+func (c *Controller) refusedAt(pvc *v1.PersistentVolumeClaim, target string) metav1.Time {
+	if r := pvc.Status.ModifyVolumeStatus; r != nil && r.TargetVolumeAttributesClassName == target &&
+		r.Status == v1.PersistentVolumeClaimModifyVolumeInfeasible {
+		if _, at, ok := claimstatus.RecordedModifyError(pvc); ok && !at.IsZero() {
+			return metav1.NewTime(at)
+		}
+	}
+	return c.now()
 }
 
 // recordOnce writes updated and, when that changed the claim, emits the
