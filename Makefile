@@ -100,7 +100,7 @@ test-fuzz:
 # plane, the CSI mock driver and the resizer; DEMO_ARGS=--keep keeps them
 # running afterwards.
 demo: build
-	tools="$$(hack/build-tools.sh)"; \
+	tools="$$(hack/build-tools.sh etcd kube-apiserver csi-mock)"; \
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" $(GO) run ./test/demo $(DEMO_ARGS)
 
 # `make bench` measures what the resizer costs (docs/benchmarks.md): N claims

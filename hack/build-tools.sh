@@ -14,33 +14,82 @@
 # limitations under the License.
 
 # build-tools.sh builds the real components of the end-to-end suite from the
-# pinned tools module (test/tools): etcd, kube-apiserver and the CSI mock
-# driver. They are cached in a folder keyed by the Kubernetes version and a
-# hash of everything that goes into them, so a second run is instant. It
-# prints the folder on stdout; progress goes to stderr.
+# pinned tools module (test/tools): etcd, kube-apiserver, the CSI mock driver,
+# and helm. Usage: build-tools.sh [tool...] (default: all four).
+#
+# Each tool is cached in a folder of its own, keyed by the Kubernetes version
+# and a hash of what goes into that tool only (a change to the CSI mock does
+# not rebuild kube-apiserver). The tools asked for are linked into one folder,
+# which is printed on stdout; progress goes to stderr.
 
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root/test/tools"
 
+cache="${TOOLS_CACHE:-$root/_output/tools}"
 version="$(awk '$1 == "k8s.io/kubernetes" {print $2}' go.mod)"
-key="$(cat go.mod go.sum cmd/*/*.go "$root/hack/build-tools.sh" <(go version) | sha256sum | cut -c1-12)"
-dir="${TOOLS_CACHE:-$root/_output/tools}/$version-$key"
-mkdir -p "$dir"
+helm_version=v3.22.0
+all=(etcd kube-apiserver csi-mock helm)
+tools=("${@:-${all[@]}}")
+
+# inputs prints what a tool is built from: the module pins, its own sources,
+# this script and the Go version.
+inputs() {
+	local name="$1"
+	cat go.mod go.sum "$root/hack/build-tools.sh" <(go version)
+	case "$name" in
+	etcd | csi-mock) cat "cmd/$name"/*.go ;;
+	kube-apiserver) ;;
+	helm) echo "$helm_version" ;;
+	*)
+		echo "build-tools: unknown tool $name (known: ${all[*]})" >&2
+		return 1
+		;;
+	esac
+}
+
+# minutes is a rough first-build time on 2 cores, said before building.
+minutes() {
+	case "$1" in
+	kube-apiserver) echo 7 ;;
+	helm) echo 3 ;;
+	*) echo 1 ;;
+	esac
+}
+
+tool_dir() {
+	local name="$1" key
+	key="$(inputs "$name" | sha256sum | cut -c1-12)"
+	echo "$cache/$name-$version-$key"
+}
 
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$version"
 ldflags+=" -X k8s.io/component-base/version.gitMajor=$(echo "${version#v}" | cut -d. -f1)"
 ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "${version#v}" | cut -d. -f2)"
 
+# compile builds name into dir, showing that it is alive.
+compile() {
+	local name="$1" dir="$2"
+	case "$name" in
+	etcd | csi-mock) go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$dir/$name.tmp" "./cmd/$name" ;;
+	kube-apiserver) go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$dir/$name.tmp" k8s.io/kubernetes/cmd/kube-apiserver ;;
+	# helm is not part of the tools module: its own go.mod pins its own
+	# Kubernetes libraries, so it is installed at its pinned release.
+	helm)
+		GOBIN="$dir/bin" GOFLAGS=-buildvcs=false go install -trimpath \
+			-ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version" \
+			"helm.sh/helm/v3/cmd/helm@$helm_version"
+		mv "$dir/bin/helm" "$dir/$name.tmp"
+		;;
+	esac
+}
+
 build() {
-	local name="$1" pkg="$2"
-	if [[ -x "$dir/$name" ]]; then
-		return
-	fi
-	echo "build-tools: building $name ($version); a first build can take minutes" >&2
+	local name="$1" dir="$2"
+	mkdir -p "$dir"
 	local start=$SECONDS
-	go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$dir/$name.tmp" "$pkg" &
+	compile "$name" "$dir" &
 	local pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 5
@@ -53,20 +102,23 @@ build() {
 	echo "build-tools: built $name in $((SECONDS - start))s" >&2
 }
 
-build etcd ./cmd/etcd
-build csi-mock ./cmd/csi-mock
-build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
-
-# helm is not part of the tools module: its own go.mod pins its own
-# Kubernetes libraries, so it is installed at its pinned release.
-helm_version=v3.22.0
-if [[ ! -x "$dir/helm" ]]; then
-	echo "build-tools: building helm $helm_version" >&2
-	start=$SECONDS
-	GOBIN="$dir" GOFLAGS=-buildvcs=false go install -trimpath \
-		-ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version" \
-		"helm.sh/helm/v3/cmd/helm@$helm_version"
-	echo "build-tools: built helm in $((SECONDS - start))s" >&2
+missing=() total=0
+for name in "${tools[@]}"; do
+	if [[ ! -x "$(tool_dir "$name")/$name" ]]; then
+		missing+=("$name")
+		total=$((total + $(minutes "$name")))
+	fi
+done
+if ((${#missing[@]} > 0)); then
+	echo "build-tools: building ${missing[*]} ($version) from the Go module proxy: about $total minutes on 2 cores the first time, cached after that" >&2
 fi
+for name in "${missing[@]}"; do
+	build "$name" "$(tool_dir "$name")"
+done
 
-echo "$dir"
+out="$cache/$version-$(for name in "${tools[@]}"; do tool_dir "$name"; done | sha256sum | cut -c1-12)"
+mkdir -p "$out"
+for name in "${tools[@]}"; do
+	ln -sfn "$(tool_dir "$name")/$name" "$out/$name"
+done
+echo "$out"

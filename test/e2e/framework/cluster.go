@@ -49,7 +49,9 @@ func ToolsFromEnv() (Tools, error) {
 		Helm:      filepath.Join(dir, "helm"),
 		Resizer:   resizer,
 	}
-	for _, bin := range []string{t.Etcd, t.APIServer, t.CSIMock, t.Helm, t.Resizer} {
+	// helm is only needed by the chart tests (make demo does not build it);
+	// they fail on their own, naming it, when it is missing.
+	for _, bin := range []string{t.Etcd, t.APIServer, t.CSIMock, t.Resizer} {
 		if _, err := os.Stat(bin); err != nil {
 			return Tools{}, fmt.Errorf("missing binary: %w", err)
 		}
