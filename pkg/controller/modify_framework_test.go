@@ -490,3 +490,5 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+func t0Meta() metav1.Time { return metav1.NewTime(t0) }

@@ -1,0 +1,151 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+)
+
+const expanded = "capacity=2Gi allocated=2Gi status=- conditions=[]"
+
+// onTimeline makes both operations of e's controller record their driver
+// calls on tl, each call lasting pause.
+func onTimeline(tl *timeline, rz *fakeResizer, pause time.Duration) envOpt {
+	return func(c *Config) { c.Resizer = &timedResizer{fakeResizer: rz, timeline: tl, pause: pause} }
+}
+
+// modifyRecorded records an unfinished modification to target on the
+// claim, as a resizer that stopped during the driver call leaves it.
+func modifyRecorded(target string) claimOpt {
+	return func(pvc *v1.PersistentVolumeClaim) {
+		*pvc = *claimstatus.ModifyIntent(pvc, target, t0Meta())
+	}
+}
+
+// resizeRecorded records an unfinished expansion to size on the claim.
+func resizeRecorded(size string) claimOpt {
+	return func(pvc *v1.PersistentVolumeClaim) {
+		allocated(size, v1.PersistentVolumeClaimControllerResizeInProgress)(pvc)
+		pvc.Status.Conditions = append(pvc.Status.Conditions,
+			v1.PersistentVolumeClaimCondition{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue})
+	}
+}
+
+// TestResizeAndModifyTakeTurns: a claim that wants a larger size and
+// another class gets both, one driver call at a time, in the order of
+// plan.next.
+func TestResizeAndModifyTakeTurns(t *testing.T) {
+	tests := []struct {
+		name   string
+		opts   []claimOpt
+		script []result
+		// syncs is how many syncs the claim needs; all but the last fail.
+		syncs int
+		want  []string
+	}{
+		{name: "a fresh expansion goes before a fresh modification",
+			syncs: 1, want: []string{"expand 2Gi", "modify gold"}},
+		{name: "an unfinished modification goes before a fresh expansion",
+			opts: []claimOpt{modifyRecorded(gold)}, syncs: 1, want: []string{"modify gold", "expand 2Gi"}},
+		{name: "an unfinished modification goes before an unfinished expansion",
+			opts: []claimOpt{modifyRecorded(gold), resizeRecorded("2Gi")}, syncs: 1, want: []string{"modify gold", "expand 2Gi"}},
+		{name: "an expansion that failed for sure goes after the modification",
+			script: []result{{err: status.Error(codes.Internal, "busy")}},
+			syncs:  2, want: []string{"expand 2Gi", "modify gold", "expand 2Gi"}},
+		{name: "an expansion that may still run goes before the modification",
+			script: []result{{err: status.Error(codes.DeadlineExceeded, "slow")}},
+			syncs:  2, want: []string{"expand 2Gi", "expand 2Gi", "modify gold"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tl := newTimeline()
+			pvc := claim("a", "2Gi", "1Gi", append([]claimOpt{wantsClass(gold)}, tc.opts...)...)
+			e := newModifyEnv(t, &fakeModifier{timeline: tl}, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)),
+				onTimeline(tl, &fakeResizer{script: tc.script}, 0))
+			for i := 1; i < tc.syncs; i++ {
+				if _, err := e.sync("a"); err == nil {
+					t.Fatalf("sync %d: want the scripted failure", i)
+				}
+			}
+			e.mustSync("a")
+			equal(t, "driver calls", tl.of("pv-a"), tc.want)
+			got := e.claim("a")
+			equal(t, "claim's size", summary(got), expanded)
+			equal(t, "claim's class", modifySummary(got), atGold)
+			pv := e.volume("pv-a")
+			equal(t, "PV", pvSize(pv)+" "+pvClass(pv), "2Gi gold")
+
+			e.clearActions()
+			e.mustSync("a")
+			equal(t, "writes when done", e.writes(), []string(nil))
+			equal(t, "driver calls when done", len(tl.of("pv-a")), len(tc.want))
+		})
+	}
+}
+
+// TestResizeAndModifyNeverOverlap runs the controller on its informers
+// with several workers and claims that each want a larger size and another
+// class; driver calls take a while. No two calls may run at once on one
+// volume, and every claim must end expanded and modified with one call of
+// each, the expansion first.
+func TestResizeAndModifyNeverOverlap(t *testing.T) {
+	const claims = 8
+	tl := newTimeline()
+	objs := []runtime.Object{attributeClass(gold, driverName)}
+	for i := range claims {
+		pvc := claim(fmt.Sprintf("c%d", i), "2Gi", "1Gi", wantsClass(gold))
+		objs = append(objs, pvc, volume(pvc, "1Gi"))
+	}
+	e := newModifyEnv(t, &fakeModifier{timeline: tl, pause: 5 * time.Millisecond}, objs,
+		onTimeline(tl, &fakeResizer{}, 5*time.Millisecond))
+	stop := runInformers(t, e.ctrl)
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan error, 1)
+	go func() { done <- e.ctrl.Run(ctx, 4) }()
+	defer func() {
+		cancel()
+		<-done
+		close(stop)
+	}()
+
+	for i := range claims {
+		name := fmt.Sprintf("c%d", i)
+		waitFor(t, name+" done", func() bool {
+			pvc := e.claim(name)
+			return summary(pvc) == expanded && modifySummary(pvc) == atGold
+		})
+	}
+	// Let any call queued after the last write show up.
+	time.Sleep(100 * time.Millisecond)
+	equal(t, "overlapping calls", tl.overlapping(), []string(nil))
+	for i := range claims {
+		volume := fmt.Sprintf("pv-c%d", i)
+		equal(t, "driver calls on "+volume, tl.of(volume), []string{"expand 2Gi", "modify gold"})
+		pv := e.volume(volume)
+		equal(t, "PV "+volume, pvSize(pv)+" "+pvClass(pv), "2Gi gold")
+	}
+}
