@@ -85,9 +85,17 @@ compile() {
 	esac
 }
 
+# build builds name into dir, unless a concurrent run of this script did
+# while this one waited for the folder's lock.
 build() {
-	local name="$1" dir="$2"
+	local name="$1" dir="$2" lock
 	mkdir -p "$dir"
+	exec {lock}>"$dir/.lock"
+	flock "$lock"
+	if [[ -x "$dir/$name" ]]; then
+		exec {lock}>&-
+		return
+	fi
 	local start=$SECONDS
 	compile "$name" "$dir" &
 	local pid=$!
@@ -99,6 +107,7 @@ build() {
 	done
 	wait "$pid"
 	mv "$dir/$name.tmp" "$dir/$name"
+	exec {lock}>&-
 	echo "build-tools: built $name in $((SECONDS - start))s" >&2
 }
 
