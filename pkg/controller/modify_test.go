@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
@@ -478,4 +479,37 @@ func TestModifyRefusesInTreeVolume(t *testing.T) {
 	e.mustSync("a")
 	equal(t, "writes when looking again", e.writes(), []string(nil))
 	equal(t, "events when looking again", e.events(), []string(nil))
+}
+
+// TestModifyBlockedUntilClassReturns: the class of a modification that may
+// still be running in the backend is deleted. Nothing may be sent (another
+// class would race with it, and its parameters are gone) until the class is
+// created again, whose creation queues the claim.
+func TestModifyBlockedUntilClassReturns(t *testing.T) {
+	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	m := &fakeModifier{script: []error{status.Error(codes.DeadlineExceeded, "slow")}}
+	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName), attributeClass(silver, driverName)))
+	if _, err := e.sync("a"); err == nil {
+		t.Fatal("want the failure to be retried")
+	}
+	e.must(e.client.StorageV1().VolumeAttributesClasses().Delete(e.ctx, gold, metav1.DeleteOptions{}))
+	e.setClass("a", silver)
+	e.events()
+
+	restarted := e.restart(m)
+	restarted.clearActions()
+	equal(t, "requeue after", restarted.mustSync("a"), time.Duration(0))
+	equal(t, "driver calls while blocked", m.targets(), []string{gold})
+	equal(t, "writes while blocked", restarted.writes(), []string(nil))
+	equal(t, "events while blocked", restarted.events(), []string{`Warning VolumeModifyFailed the unfinished modification to class "gold" cannot be retried: the VolumeAttributesClass no longer exists; create it again`})
+	equal(t, "claim while blocked", modifySummary(restarted.claim("a")), "spec=silver current=- modify=InProgress:gold conditions=[ModifyVolumeError,ModifyingVolume]")
+
+	restarted.refresh()
+	restarted.ctrl.classCreated(attributeClass(gold, driverName))
+	equal(t, "queued by the class's return", restarted.ctrl.queue.Len(), 1)
+	restarted.createClass(attributeClass(gold, driverName))
+	restarted.mustSync("a")
+	restarted.mustSync("a")
+	equal(t, "driver calls", m.targets(), []string{gold, gold, silver})
+	equal(t, "claim", modifySummary(restarted.claim("a")), "spec=silver current=silver modify=- conditions=[]")
 }
