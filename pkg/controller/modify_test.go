@@ -41,7 +41,7 @@ const (
 	evModifyGold    = "Normal VolumeModify external resizer is modifying volume a with vac gold"
 	evModifiedGold  = "Normal VolumeModifySuccessful external resizer modified volume a with vac gold successfully"
 	evModifySilver  = "Normal VolumeModify external resizer is modifying volume a with vac silver"
-	evModifiedSiver = "Normal VolumeModifySuccessful external resizer modified volume a with vac silver successfully"
+	evModifiedSilver = "Normal VolumeModifySuccessful external resizer modified volume a with vac silver successfully"
 
 	atGold        = "spec=gold current=gold modify=- conditions=[]"
 	failedAtGold  = "spec=gold current=- modify=InProgress:gold conditions=[ModifyVolumeError,ModifyingVolume]"
@@ -187,7 +187,7 @@ func TestModifyUncertainKeepsRecordedTarget(t *testing.T) {
 			equal(t, "driver calls", m.targets(), []string{gold, gold, silver})
 			equal(t, "claim", modifySummary(next.claim("a")), "spec=silver current=silver modify=- conditions=[]")
 			equal(t, "PV class", pvClass(next.volume("pv-a")), silver)
-			equal(t, "events", next.events(), []string{evModifiedGold, evModifySilver, evModifiedSiver})
+			equal(t, "events", next.events(), []string{evModifiedGold, evModifySilver, evModifiedSilver})
 		})
 	}
 }
