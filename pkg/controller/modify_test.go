@@ -38,9 +38,9 @@ const (
 	claimStatusWrite = "patch persistentvolumeclaims/status a"
 	volumeWrite      = "patch persistentvolumes pv-a"
 
-	evModifyGold    = "Normal VolumeModify external resizer is modifying volume a with vac gold"
-	evModifiedGold  = "Normal VolumeModifySuccessful external resizer modified volume a with vac gold successfully"
-	evModifySilver  = "Normal VolumeModify external resizer is modifying volume a with vac silver"
+	evModifyGold     = "Normal VolumeModify external resizer is modifying volume a with vac gold"
+	evModifiedGold   = "Normal VolumeModifySuccessful external resizer modified volume a with vac gold successfully"
+	evModifySilver   = "Normal VolumeModify external resizer is modifying volume a with vac silver"
 	evModifiedSilver = "Normal VolumeModifySuccessful external resizer modified volume a with vac silver successfully"
 
 	atGold        = "spec=gold current=gold modify=- conditions=[]"
