@@ -53,7 +53,8 @@ test-unit: vet fmt-check license-check vendor-check
 # The e2e suite runs the binary `make build` makes, as the Dockerfile does.
 test-e2e: build
 	tools="$$(hack/build-tools.sh)"; \
-	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" \
+	$(GO) build -o _output/csi-test-driver ./test/cmd/csi-test-driver; \
+	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" E2E_TEST_DRIVER="$(CURDIR)/_output/csi-test-driver" \
 		$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... 2>&1 | grep -v '^[IWE][0-9]\{4\} '
 
 # `make test-chaos` runs the resizer binary through faults (processes killed
@@ -104,11 +105,12 @@ demo: build
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" $(GO) run ./test/demo $(DEMO_ARGS)
 
 # `make bench` measures what the resizer costs (docs/benchmarks.md): N claims
-# grown at once at two API budgets, memory with 10,000 claims and volumes, and
-# the latency of one resize, against the components of the e2e suite. It takes
-# about 9 minutes; BENCH_ARGS=-h lists its flags, and BENCH_ARGS='-n 50
-# -memory-n 500 -svg=' is a quick check that leaves docs/ alone. Progress goes
-# to stderr, a markdown report to stdout.
+# grown at once and N claims changing VolumeAttributesClass at once, each at
+# two API budgets, memory with 10,000 claims and volumes, and the latency of
+# one resize, against the components of the e2e suite. It takes about 15
+# minutes; BENCH_ARGS=-h lists its flags, and BENCH_ARGS='-n 50 -modify-n 50
+# -memory-n 500 -svg=' is a quick check that leaves docs/ alone. Progress
+# goes to stderr, a markdown report to stdout.
 bench: build
 	@mkdir -p _output
 	@$(GO) build -o _output/bench ./test/bench

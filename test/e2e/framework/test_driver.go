@@ -50,10 +50,14 @@ type TestDriverOptions struct {
 	Name string
 	// NodeExpansionRequired: the driver answers node_expansion_required.
 	NodeExpansionRequired bool
-	// FailRate and HangRate are the shares of ControllerExpandVolume calls
-	// that fail at once or hang for HangFor; Seed seeds them (each start of
-	// the driver adds its number, so a restart does not replay the same
-	// faults); no fault is injected after FaultsUntil, when set.
+	// Modify: the driver advertises the controller capability MODIFY_VOLUME
+	// (it serves ControllerModifyVolume either way).
+	Modify bool
+	// FailRate and HangRate are the shares of ControllerExpandVolume and
+	// ControllerModifyVolume calls that fail at once or hang for HangFor;
+	// Seed seeds them (each start of the driver adds its number, so a
+	// restart does not replay the same faults); no fault is injected after
+	// FaultsUntil, when set.
 	FailRate, HangRate float64
 	HangFor            time.Duration
 	Seed               uint64
@@ -103,6 +107,9 @@ func (d *TestDriver) Start(ctx context.Context) error {
 	}
 	if d.NodeExpansionRequired {
 		args = append(args, "--node-expansion-required")
+	}
+	if d.Modify {
+		args = append(args, "--modify")
 	}
 	// A killed driver leaves its socket behind: remove it, so that the
 	// socket's appearance means the new process listens.
