@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -64,9 +65,20 @@ func (c *Controller) watchAttributeClasses() error {
 		return err
 	}
 	_, err := c.AttributeClasses.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: c.classCreated,
+		AddFunc:    c.classCreated,
+		UpdateFunc: c.classReplaced,
 	})
 	return err
+}
+
+// classReplaced handles a class deleted and created again while the watch
+// was down: the relist shows it as an update with a new UID.
+func (c *Controller) classReplaced(old, obj any) {
+	o, err1 := meta.Accessor(old)
+	n, err2 := meta.Accessor(obj)
+	if err1 == nil && err2 == nil && o.GetUID() != n.GetUID() {
+		c.classCreated(obj)
+	}
 }
 
 func claimClasses(obj any) ([]string, error) {

@@ -316,6 +316,16 @@ func TestModifyMissingClassPends(t *testing.T) {
 	key, _ := e.ctrl.queue.Get()
 	equal(t, "queued key", key, ns+"/a")
 	e.ctrl.queue.Done(key)
+
+	// A class deleted and created again while the watch was down comes back
+	// from the relist as an update with a new UID: the same as a creation.
+	// An update of the same class queues nothing.
+	old, replaced := attributeClass(gold, driverName), attributeClass(gold, driverName)
+	old.UID, replaced.UID = "uid-1", "uid-2"
+	e.ctrl.classReplaced(old, old)
+	equal(t, "queued by an update of the same class", e.ctrl.queue.Len(), 0)
+	e.ctrl.classReplaced(old, replaced)
+	equal(t, "queued by the class created again", e.ctrl.queue.Len(), 1)
 }
 
 // TestModifyStartsWhenClassCreated runs the controller on its informers:
