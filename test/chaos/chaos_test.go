@@ -36,11 +36,13 @@ var chaosResizerArgs = []string{
 	"--kube-api-qps=50", "--kube-api-burst=100", "--v=4",
 }
 
-// TestChaos grows claims in waves while the resizer, the CSI driver and the
-// API server are killed and restarted at random moments and the driver
-// fails or hangs on a share of the calls. Every claim must end at its
-// requested size, no PV capacity may ever go down, and no two resizes of
-// one volume may run at once.
+// TestChaos grows claims in waves, and changes the VolumeAttributesClass
+// of a third of them, while the resizer, the CSI driver and the API server
+// are killed and restarted at random moments and the driver fails or hangs
+// on a share of the calls. Every claim must end at its requested size and
+// its last requested class (claim, PV and backend), no PV capacity may ever
+// go down, no two calls on one volume may run at once (expand and modify
+// alike), and no modify call may follow the record of the last class.
 func TestChaos(t *testing.T) {
 	began := time.Now()
 	n := envInt(t, "CHAOS_CLAIMS", 200)
@@ -53,6 +55,9 @@ func TestChaos(t *testing.T) {
 		waves:         4,
 		driverMaxDown: 3 * time.Second,
 	}
+	// The late class is created between the second wave, which asks for
+	// it, and the third.
+	sched.lateClassAt = sched.window * 3 / time.Duration(2*sched.waves)
 	e := newEnv(t)
 	ctx := e.ctx
 	admin := e.cluster.Admin
@@ -61,30 +66,45 @@ func TestChaos(t *testing.T) {
 	must(t, err)
 	defer watch.close()
 	const driverName = "chaos.csi.example.com"
-	claims, err := createClaims(ctx, admin, "chaos", driverName, n)
+	const ns = "chaos"
+	must(t, framework.CreateNamespace(ctx, admin, ns))
+	classWatch, err := watchClasses(ctx, admin, ns)
 	must(t, err)
+	defer classWatch.close()
+	claims, err := createClaims(ctx, admin, ns, driverName, n)
+	must(t, err)
+	for _, ac := range baseClasses {
+		must(t, createAttrClass(ctx, admin, driverName, ac))
+	}
+	classRnd := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	var classy []claim
+	for _, i := range classRnd.Perm(n)[:n/3] {
+		classy = append(classy, claims.list[i])
+	}
 
 	start := time.Now()
 	faultsUntil := start.Add(sched.window)
 	driverOpts := framework.TestDriverOptions{
 		Name: driverName, FailRate: 0.15, HangRate: 0.03, HangFor: 5 * time.Second,
-		Seed: seed, FaultsUntil: faultsUntil,
+		Seed: seed, FaultsUntil: faultsUntil, Modify: true,
 	}
 	driver := e.startDriver(driverOpts, claims.list)
 	resizer := e.superviseResizer("resizer", driver, chaosResizerArgs...)
-	run := &chaosRun{e: e, rnd: rand.New(rand.NewPCG(seed, seed)), driver: driver, resizer: resizer, claims: claims, sched: sched}
+	run := &chaosRun{e: e, rnd: rand.New(rand.NewPCG(seed, seed)), driver: driver, resizer: resizer, claims: claims, sched: sched,
+		classRnd: classRnd, classy: classy}
 	timeline, err := run.execute(ctx, start, sched.plan(run.rnd))
 	must(t, err)
 
 	o := &outcome{start: start, sched: sched, seed: seed, claims: claims, driver: driver, driverOpts: driverOpts,
-		timeline: timeline, lastFault: faultsUntil}
+		timeline: timeline, lastFault: faultsUntil,
+		lateCreated: run.lateCreated, lateAsked: run.lateAsked, latePending: run.latePending}
 	for _, h := range timeline {
 		if h.what.fault() && h.end.After(o.lastFault) {
 			o.lastFault = h.end
 		}
 	}
-	o.doneAt, o.problems = claims.waitFinished(ctx, admin, 5*time.Minute)
+	o.doneAt, o.waitProblems = claims.waitFinished(ctx, admin, 5*time.Minute)
 	o.resizerRuns = resizer.Lifetimes()
-	o.check(t, e, watch)
+	o.check(t, e, watch, classWatch)
 	o.report(began).print(t, e.dir)
 }

@@ -20,14 +20,21 @@ package chaos
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -45,24 +52,48 @@ type claim struct {
 func (c claim) handle() string { return "vol-" + c.ns + "-" + c.name }
 func (c claim) pv() string     { return "pv-" + c.ns + "-" + c.name }
 
-// claims are the claims of a run and the size each was last grown to.
+// claims are the claims of a run, the size each was last grown to and the
+// class each last asked for.
 type claims struct {
 	list  []claim
 	mu    sync.Mutex
 	want  map[claim]int // Gi
 	grown int           // requests raised so far
+	// class is the VolumeAttributesClass each claim last asked for; a claim
+	// that never asked for one is absent.
+	class map[claim]string
+	// asks are the class changes asked, in the order they were answered.
+	asks []classAsk
 }
 
-// createClaims creates n bound claims of initialGi in a new namespace with
-// an expandable class of driver.
+// classAsk is one change of a claim's spec.volumeAttributesClassName.
+type classAsk struct {
+	claim claim
+	class string
+	// grown is true when the same patch raised the request.
+	grown bool
+	// at is when the API server answered the patch.
+	at time.Time
+}
+
+// change is what a wave asks of one claim: a request raised by 1Gi, a new
+// class, or both in one patch (so that the resizer sees both at once).
+type change struct {
+	claim claim
+	grow  bool
+	class string // "" keeps the class
+}
+
+// createClaims creates n bound claims of initialGi in namespace ns (created
+// unless it exists) with an expandable class of driver.
 func createClaims(ctx context.Context, c kubernetes.Interface, ns, driver string, n int) (*claims, error) {
-	if err := framework.CreateNamespace(ctx, c, ns); err != nil {
+	if err := framework.CreateNamespace(ctx, c, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
 	if err := framework.CreateClass(ctx, c, ns, driver, nil); err != nil {
 		return nil, err
 	}
-	cs := &claims{want: map[claim]int{}}
+	cs := &claims{want: map[claim]int{}, class: map[claim]string{}}
 	for i := range n {
 		cl := claim{ns: ns, name: fmt.Sprintf("data-%03d", i)}
 		cs.list = append(cs.list, cl)
@@ -82,23 +113,78 @@ func createClaims(ctx context.Context, c kubernetes.Interface, ns, driver string
 // grow raises the request of each picked claim by 1Gi, as users do, and
 // retries while the API server is away.
 func (cs *claims) grow(ctx context.Context, c kubernetes.Interface, picked []claim) error {
-	return framework.Parallel(ctx, len(picked), 16, func(ctx context.Context, i int) error {
-		cl := picked[i]
+	changes := make([]change, len(picked))
+	for i, cl := range picked {
+		changes[i] = change{claim: cl, grow: true}
+	}
+	return cs.apply(ctx, c, changes)
+}
+
+// apply makes each change with one patch of the claim's spec, as users do,
+// and retries while the API server is away.
+func (cs *claims) apply(ctx context.Context, c kubernetes.Interface, changes []change) error {
+	return framework.Parallel(ctx, len(changes), 16, func(ctx context.Context, i int) error {
+		ch := changes[i]
+		cl := ch.claim
 		cs.mu.Lock()
 		size := cs.want[cl] + 1
 		cs.mu.Unlock()
-		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-			return framework.Grow(ctx, c, cl.ns, cl.name, fmt.Sprintf("%dGi", size)) == nil, nil
+		spec := map[string]any{}
+		var what []string
+		if ch.grow {
+			spec["resources"] = map[string]any{"requests": map[string]string{"storage": fmt.Sprintf("%dGi", size)}}
+			what = append(what, fmt.Sprintf("grow to %dGi", size))
+		}
+		if ch.class != "" {
+			spec["volumeAttributesClassName"] = ch.class
+			what = append(what, fmt.Sprintf("class %s", ch.class))
+		}
+		patch, err := json.Marshal(map[string]any{"spec": spec})
+		if err != nil {
+			return err
+		}
+		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := c.CoreV1().PersistentVolumeClaims(cl.ns).Patch(ctx, cl.name, types.MergePatchType, patch, metav1.PatchOptions{})
+			return err == nil, nil
 		})
 		if err != nil {
-			return fmt.Errorf("grow %s/%s to %dGi: %w", cl.ns, cl.name, size, err)
+			return fmt.Errorf("%s %s/%s: %w", strings.Join(what, ", "), cl.ns, cl.name, err)
 		}
+		at := time.Now()
 		cs.mu.Lock()
-		cs.want[cl] = size
-		cs.grown++
-		cs.mu.Unlock()
+		defer cs.mu.Unlock()
+		if ch.grow {
+			cs.want[cl] = size
+			cs.grown++
+		}
+		if ch.class != "" {
+			cs.class[cl] = ch.class
+			cs.asks = append(cs.asks, classAsk{claim: cl, class: ch.class, grown: ch.grow, at: at})
+		}
 		return nil
 	}, nil)
+}
+
+// classOf is the class a claim last asked for, "" when it never asked.
+func (cs *claims) classOf(cl claim) string {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.class[cl]
+}
+
+// classes returns the class each claim last asked for; a claim that never
+// asked is absent.
+func (cs *claims) classes() map[claim]string {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return maps.Clone(cs.class)
+}
+
+// classAsks returns the class changes asked so far.
+func (cs *claims) classAsks() []classAsk {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return slices.Clone(cs.asks)
 }
 
 // growths is how many requests were raised.
@@ -108,16 +194,14 @@ func (cs *claims) growths() int {
 	return cs.grown
 }
 
-// unfinished lists the claims that are not finished at their requested
-// size: claim status, PV and backend all at the request, nothing in
-// progress. An error means the state could not be read.
-func (cs *claims) unfinished(ctx context.Context, c kubernetes.Interface, backend map[string]int64) ([]string, error) {
-	cs.mu.Lock()
-	want := make(map[claim]int64, len(cs.want))
-	for cl, size := range cs.want {
-		want[cl] = gi(size)
-	}
-	cs.mu.Unlock()
+// listing is the claims and PVs as the API server has them.
+type listing struct {
+	pvcs []v1.PersistentVolumeClaim
+	pvs  map[string]*v1.PersistentVolume
+}
+
+// listAll lists the claims of the run and every PV.
+func (cs *claims) listAll(ctx context.Context, c kubernetes.Interface) (*listing, error) {
 	pvcs, err := c.CoreV1().PersistentVolumeClaims(cs.list[0].ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
@@ -126,15 +210,42 @@ func (cs *claims) unfinished(ctx context.Context, c kubernetes.Interface, backen
 	if err != nil {
 		return nil, err
 	}
+	l := &listing{pvcs: pvcs.Items, pvs: map[string]*v1.PersistentVolume{}}
+	for i := range pvs.Items {
+		l.pvs[pvs.Items[i].Name] = &pvs.Items[i]
+	}
+	return l, nil
+}
+
+// unfinished lists the claims that are not finished at their requested
+// size: claim status, PV and backend all at the request, nothing in
+// progress. An error means the state could not be read.
+func (cs *claims) unfinished(ctx context.Context, c kubernetes.Interface, backend map[string]int64) ([]string, error) {
+	l, err := cs.listAll(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return cs.sizeProblems(l, backend), nil
+}
+
+// sizeProblems lists the claims of l that are not finished at their
+// requested size; backend, when not nil, holds the backend's volume sizes.
+func (cs *claims) sizeProblems(l *listing, backend map[string]int64) []string {
+	cs.mu.Lock()
+	want := make(map[claim]int64, len(cs.want))
+	for cl, size := range cs.want {
+		want[cl] = gi(size)
+	}
+	cs.mu.Unlock()
 	pvSize := map[string]int64{}
-	for _, pv := range pvs.Items {
+	for name, pv := range l.pvs {
 		q := pv.Spec.Capacity[v1.ResourceStorage]
-		pvSize[pv.Name] = q.Value()
+		pvSize[name] = q.Value()
 	}
 	var problems []string
 	seen := 0
-	for i := range pvcs.Items {
-		pvc := &pvcs.Items[i]
+	for i := range l.pvcs {
+		pvc := &l.pvcs[i]
 		cl := claim{ns: pvc.Namespace, name: pvc.Name}
 		size, ok := want[cl]
 		if !ok {
@@ -157,20 +268,77 @@ func (cs *claims) unfinished(ctx context.Context, c kubernetes.Interface, backen
 	if seen != len(want) {
 		problems = append(problems, fmt.Sprintf("%d of %d claims listed", seen, len(want)))
 	}
-	return problems, nil
+	return problems
 }
 
-// waitFinished polls until every claim is finished and returns when that
-// was first seen, or the last problems after timeout.
+// classProblems lists the claims of l that are not at the class they last
+// asked for: spec, status.currentVolumeAttributesClassName and the PV's
+// spec.volumeAttributesClassName all at it (all unset for a claim that
+// never asked for one), and no modifyVolumeStatus left.
+func (cs *claims) classProblems(l *listing) []string {
+	want := make(map[claim]string, len(cs.list))
+	cs.mu.Lock()
+	for _, cl := range cs.list {
+		want[cl] = cs.class[cl]
+	}
+	cs.mu.Unlock()
+	var problems []string
+	seen := 0
+	for i := range l.pvcs {
+		pvc := &l.pvcs[i]
+		cl := claim{ns: pvc.Namespace, name: pvc.Name}
+		class, ours := want[cl]
+		if !ours {
+			continue
+		}
+		seen++
+		spec := ptr.Deref(pvc.Spec.VolumeAttributesClassName, "")
+		current := ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, "")
+		var pvClass string
+		if pv := l.pvs[cl.pv()]; pv != nil {
+			pvClass = ptr.Deref(pv.Spec.VolumeAttributesClassName, "")
+		}
+		switch {
+		case spec != class:
+			problems = append(problems, fmt.Sprintf("%s: spec class %q, want %q", pvc.Name, spec, class))
+		case current != class || pvc.Status.ModifyVolumeStatus != nil:
+			problems = append(problems, fmt.Sprintf("%s: %s, want class %q", pvc.Name, describeClass(pvc), class))
+		case pvClass != class:
+			problems = append(problems, fmt.Sprintf("%s: PV class %q, want %q", pvc.Name, pvClass, class))
+		}
+	}
+	if seen != len(want) {
+		problems = append(problems, fmt.Sprintf("%d of %d claims listed", seen, len(want)))
+	}
+	return problems
+}
+
+// describeClass is a one-line summary of a claim's class state.
+func describeClass(pvc *v1.PersistentVolumeClaim) string {
+	status := "none"
+	if s := pvc.Status.ModifyVolumeStatus; s != nil {
+		status = fmt.Sprintf("%s to %q", s.Status, s.TargetVolumeAttributesClassName)
+	}
+	var conds []string
+	for _, c := range pvc.Status.Conditions {
+		conds = append(conds, string(c.Type))
+	}
+	return fmt.Sprintf("spec class %q, current %q, modifyVolumeStatus %s, conditions %v",
+		ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""), ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""), status, conds)
+}
+
+// waitFinished polls until every claim is finished at its requested size
+// and class, and returns when that was first seen, or the last problems
+// after timeout.
 func (cs *claims) waitFinished(ctx context.Context, c kubernetes.Interface, timeout time.Duration) (time.Time, []string) {
 	var problems []string
 	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		p, err := cs.unfinished(ctx, c, nil)
+		l, err := cs.listAll(ctx, c)
 		if err != nil {
 			return false, nil // the API server may be restarting
 		}
-		problems = p
-		return len(p) == 0, nil
+		problems = append(cs.sizeProblems(l, nil), cs.classProblems(l)...)
+		return len(problems) == 0, nil
 	})
 	if err != nil {
 		return time.Time{}, problems

@@ -79,15 +79,59 @@ func (k overlapKind) String() string {
 }
 
 // overlap is a pair of calls on one volume that ran in the driver at once.
+// The calls may be of either method: a volume gets one call at a time,
+// ControllerExpandVolume and ControllerModifyVolume together.
 type overlap struct {
 	kind          overlapKind
 	first, second span
 }
 
+// overlapMix says which methods a pair of calls had.
+type overlapMix int
+
+const (
+	expandExpand overlapMix = iota
+	modifyModify
+	expandModify
+)
+
+func (m overlapMix) String() string {
+	switch m {
+	case modifyModify:
+		return "modify+modify"
+	case expandModify:
+		return "expand+modify"
+	default:
+		return "expand+expand"
+	}
+}
+
+// mix says which methods the two calls had.
+func (o overlap) mix() overlapMix {
+	switch a, b := o.first.modify(), o.second.modify(); {
+	case a && b:
+		return modifyModify
+	case a || b:
+		return expandModify
+	}
+	return expandExpand
+}
+
 func (o overlap) String() string {
-	return fmt.Sprintf("%s on %s: pid %d %s..%s (caller until %s) and pid %d %s..%s (caller until %s)",
-		o.kind, o.first.VolumeID, o.first.Pid, clock(o.first.Start), clock(o.first.end), clock(o.first.callerEnd),
-		o.second.Pid, clock(o.second.Start), clock(o.second.end), clock(o.second.callerEnd))
+	return fmt.Sprintf("%s on %s: pid %d %s %s..%s (caller until %s) and pid %d %s %s..%s (caller until %s)",
+		o.kind, o.first.VolumeID, o.first.Pid, o.first.methodName(), clock(o.first.Start), clock(o.first.end), clock(o.first.callerEnd),
+		o.second.Pid, o.second.methodName(), clock(o.second.Start), clock(o.second.end), clock(o.second.callerEnd))
+}
+
+// modify reports whether the call is a ControllerModifyVolume.
+func (s span) modify() bool { return s.Method == csidriver.MethodModify }
+
+// methodName is the call's method, for messages.
+func (s span) methodName() string {
+	if s.modify() {
+		return "modify"
+	}
+	return "expand"
 }
 
 func clock(t time.Time) string { return t.Format("15:04:05.000") }

@@ -21,11 +21,15 @@ package chaos
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"google.golang.org/grpc/codes"
 
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
@@ -106,6 +110,50 @@ func callsPerTarget(calls []span) (pairs int, median, highest int) {
 	return len(counts), counts[len(counts)/2], counts[len(counts)-1]
 }
 
+// callsPerClass is the distribution of modify calls per (volume, class)
+// pair, the class known by the parameters sent.
+func callsPerClass(calls []span) (pairs int, median, highest int) {
+	type target struct{ volume, params string }
+	n := map[target]int{}
+	for _, c := range calls {
+		n[target{c.VolumeID, fmt.Sprint(c.Parameters)}]++
+	}
+	var counts []int
+	for _, v := range n {
+		counts = append(counts, v)
+	}
+	if len(counts) == 0 {
+		return 0, 0, 0
+	}
+	sort.Ints(counts)
+	return len(counts), counts[len(counts)/2], counts[len(counts)-1]
+}
+
+// injected counts the calls the driver answered at once with one of its
+// fault codes, and those whose caller left before the answer (hangs past
+// --timeout, and callers killed meanwhile).
+func injected(calls []span) (failed, gone int) {
+	for _, c := range calls {
+		switch {
+		case !c.Ended():
+		case !c.CallerGone.IsZero():
+			gone++
+		case slices.ContainsFunc(csidriver.DefaultFaultCodes, func(code codes.Code) bool { return code.String() == c.Code }):
+			failed++
+		}
+	}
+	return failed, gone
+}
+
+// classCounts lays out counts by class name.
+func classCounts(n map[string]int) string {
+	var parts []string
+	for _, class := range slices.Sorted(maps.Keys(n)) {
+		parts = append(parts, fmt.Sprintf("%s %d", class, n[class]))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // ends counts how the runs of a process ended.
 func ends(runs []framework.Lifetime) string {
 	counts := map[string]int{}
@@ -138,5 +186,8 @@ func panics(runs []framework.Lifetime) []string {
 
 // describeCall is a call in a failure message.
 func describeCall(c csidriver.LoggedCall) string {
+	if c.Method == csidriver.MethodModify {
+		return fmt.Sprintf("pid %d modify %s %v %s..%s code %q", c.Pid, c.VolumeID, c.Parameters, clock(c.Start), clock(c.End), c.Code)
+	}
 	return fmt.Sprintf("pid %d %s %d bytes %s..%s code %q", c.Pid, c.VolumeID, c.RequiredBytes, clock(c.Start), clock(c.End), c.Code)
 }

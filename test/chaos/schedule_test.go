@@ -38,6 +38,7 @@ const (
 	killDriver       action = "SIGKILL CSI driver"
 	restartAPIServer action = "restart kube-apiserver"
 	growClaims       action = "grow claims"
+	createClass      action = "create class"
 )
 
 // apiServerGrace is how long kube-apiserver gets to stop after SIGTERM.
@@ -47,7 +48,7 @@ const (
 const apiServerGrace = 5 * time.Second
 
 // fault reports whether the action is a fault (and not user work).
-func (a action) fault() bool { return a != growClaims }
+func (a action) fault() bool { return a != growClaims && a != createClass }
 
 // step is an action at a time from the start of the window.
 type step struct {
@@ -72,6 +73,9 @@ type schedule struct {
 	apiRestarts   int
 	waves         int // growth waves in the window, after the first one at its start
 	driverMaxDown time.Duration
+	// lateClassAt is when the late class is created, after the second
+	// wave asked for it; 0 for none.
+	lateClassAt time.Duration
 }
 
 // plan spreads the faults at random moments of the window. Growth waves
@@ -97,6 +101,9 @@ func (s schedule) plan(rnd *rand.Rand) []step {
 	for range s.apiRestarts {
 		steps = append(steps, step{at: at(0.2, 0.7), what: restartAPIServer})
 	}
+	if s.lateClassAt > 0 {
+		steps = append(steps, step{at: s.lateClassAt, what: createClass})
+	}
 	slices.SortStableFunc(steps, func(a, b step) int { return int(a.at - b.at) })
 	return steps
 }
@@ -109,6 +116,19 @@ type chaosRun struct {
 	resizer *framework.Supervisor
 	claims  *claims
 	sched   schedule
+
+	// classRnd draws the class changes, apart from rnd, so that a seed
+	// gives the same growths and faults as before classes changed.
+	classRnd *rand.Rand
+	// classy are the claims that change class.
+	classy []claim
+	// wave counts the waves done.
+	wave int
+	// lateCreated is when the late class was created; zero before.
+	lateCreated time.Time
+	// lateAsked and latePending are the claims that had asked for the late
+	// class when it was created, and those recorded Pending.
+	lateAsked, latePending int
 }
 
 // execute carries out the steps in order, each at its moment from start
@@ -181,10 +201,32 @@ func (r *chaosRun) do(ctx context.Context, s step) (string, error) {
 		return fmt.Sprintf("SIGTERM, %s %s, ready again after %s", how, apiServerGrace, time.Since(begin).Round(time.Millisecond)), nil
 	case growClaims:
 		picked := r.pick()
-		if err := r.claims.grow(ctx, r.e.cluster.Admin, picked); err != nil {
+		changes, classed, both := r.classChanges(picked)
+		if err := r.claims.apply(ctx, r.e.cluster.Admin, changes); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%d claims +1Gi", len(picked)), nil
+		detail := fmt.Sprintf("%d claims +1Gi", len(picked))
+		if classed > 0 {
+			detail += fmt.Sprintf(", %d change class (%d of them grown too)", classed, both)
+		}
+		again, pause := r.secondThoughts(changes)
+		if len(again) > 0 {
+			timer := time.NewTimer(pause)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return "", ctx.Err()
+			case <-timer.C:
+			}
+			if err := r.claims.apply(ctx, r.e.cluster.Admin, again); err != nil {
+				return "", err
+			}
+			detail += fmt.Sprintf(", %d of them another class %s later", len(again), pause)
+		}
+		r.wave++
+		return detail, nil
+	case createClass:
+		return r.createLate(ctx)
 	}
 	return "", fmt.Errorf("unknown action %q", s.what)
 }
