@@ -68,62 +68,81 @@ ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$version"
 ldflags+=" -X k8s.io/component-base/version.gitMajor=$(echo "${version#v}" | cut -d. -f1)"
 ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "${version#v}" | cut -d. -f2)"
 
-# compile builds name into dir, showing that it is alive.
-compile() {
-	local name="$1" dir="$2"
-	case "$name" in
-	etcd | csi-mock) go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$dir/$name.tmp" "./cmd/$name" ;;
-	kube-apiserver) go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$dir/$name.tmp" k8s.io/kubernetes/cmd/kube-apiserver ;;
-	# helm is not part of the tools module: its own go.mod pins its own
-	# Kubernetes libraries, so it is installed at its pinned release.
-	helm)
-		GOBIN="$dir/bin" GOFLAGS=-buildvcs=false go install -trimpath \
-			-ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version" \
-			"helm.sh/helm/v3/cmd/helm@$helm_version"
-		mv "$dir/bin/helm" "$dir/$name.tmp"
-		;;
+# package is the Go package of a tool of the tools module.
+package() {
+	case "$1" in
+	etcd | csi-mock) echo "./cmd/$1" ;;
+	kube-apiserver) echo k8s.io/kubernetes/cmd/kube-apiserver ;;
 	esac
 }
 
-# build builds name into dir, unless a concurrent run of this script did
-# while this one waited for the folder's lock.
-build() {
-	local name="$1" dir="$2" lock
-	mkdir -p "$dir"
-	exec {lock}>"$dir/.lock"
-	flock "$lock"
-	if [[ -x "$dir/$name" ]]; then
-		exec {lock}>&-
-		return
-	fi
-	local start=$SECONDS
-	compile "$name" "$dir" &
+# alive runs a command, saying every 30 s that it still runs.
+alive() {
+	local what="$1" start=$SECONDS
+	shift
+	"$@" &
 	local pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 5
 		if kill -0 "$pid" 2>/dev/null && (((SECONDS - start) % 30 < 5)); then
-			echo "build-tools: still building $name ($((SECONDS - start))s)" >&2
+			echo "build-tools: still building $what ($((SECONDS - start))s)" >&2
 		fi
 	done
 	wait "$pid"
-	mv "$dir/$name.tmp" "$dir/$name"
-	exec {lock}>&-
-	echo "build-tools: built $name in $((SECONDS - start))s" >&2
+	echo "build-tools: built $what in $((SECONDS - start))s" >&2
 }
 
-missing=() total=0
+# The tools of the module are built by one go build, which compiles the
+# packages they share once and keeps both cores busy to the end. helm is
+# not part of the tools module: its own go.mod pins its own Kubernetes
+# libraries, so it is installed at its pinned release.
+build_module_tools() {
+	local staging pkgs=()
+	for name in "$@"; do
+		pkgs+=("$(package "$name")")
+	done
+	staging="$(mktemp -d "$cache/.staging.XXXXXX")"
+	alive "$*" go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$staging/" "${pkgs[@]}"
+	for name in "$@"; do
+		mkdir -p "$(tool_dir "$name")"
+		mv "$staging/$name" "$(tool_dir "$name")/$name"
+	done
+	rm -rf "$staging"
+}
+
+build_helm() {
+	local dir
+	dir="$(tool_dir helm)"
+	mkdir -p "$dir"
+	alive helm env GOBIN="$dir/bin" GOFLAGS=-buildvcs=false go install -trimpath \
+		-ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version" \
+		"helm.sh/helm/v3/cmd/helm@$helm_version"
+	mv "$dir/bin/helm" "$dir/helm"
+	rmdir "$dir/bin"
+}
+
+# One run builds at a time; a run that waited finds the tools built.
+mkdir -p "$cache"
+exec {lock}>"$cache/.lock"
+flock "$lock"
+missing=() module=() total=0
 for name in "${tools[@]}"; do
 	if [[ ! -x "$(tool_dir "$name")/$name" ]]; then
 		missing+=("$name")
 		total=$((total + $(minutes "$name")))
+		[[ "$name" == helm ]] || module+=("$name")
 	fi
 done
 if ((${#missing[@]} > 0)); then
 	echo "build-tools: building ${missing[*]} ($version) from the Go module proxy: about $total minutes on 2 cores the first time, cached after that" >&2
 fi
-for name in "${missing[@]}"; do
-	build "$name" "$(tool_dir "$name")"
-done
+if ((${#module[@]} > 0)); then
+	build_module_tools "${module[@]}"
+fi
+if [[ " ${missing[*]} " == *" helm "* ]]; then
+	build_helm
+fi
+exec {lock}>&-
 
 out="$cache/$version-$(for name in "${tools[@]}"; do tool_dir "$name"; done | sha256sum | cut -c1-12)"
 mkdir -p "$out"
