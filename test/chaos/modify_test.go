@@ -175,6 +175,43 @@ func timeToRest(states []classState, a classAsk, next time.Time) (time.Duration,
 	return 0, false
 }
 
+// lateAtRest follows the claims that asked for class before it was created
+// (at created): each must come to rest at it by itself once it exists,
+// unless it asked for another class first. took is, for each that did, the
+// time from the creation to the claim at rest at the class; stuck names
+// those that never did.
+func lateAtRest(asks []classAsk, states map[claim][]classState, class string, created time.Time) (took []time.Duration, superseded int, stuck []string) {
+	byClaim := map[claim][]classAsk{}
+	for _, a := range asks {
+		byClaim[a.claim] = append(byClaim[a.claim], a)
+	}
+	for cl, as := range byClaim {
+		slices.SortFunc(as, func(a, b classAsk) int { return a.at.Compare(b.at) })
+		for i, a := range as {
+			if a.class != class || !a.at.Before(created) {
+				continue
+			}
+			var next time.Time
+			if i+1 < len(as) {
+				next = as[i+1].at
+			}
+			d, ok := timeToRest(states[cl], a, next)
+			switch {
+			case ok:
+				took = append(took, max(a.at.Add(d).Sub(created), 0))
+			case !next.IsZero():
+				superseded++
+			default:
+				stuck = append(stuck, fmt.Sprintf("%s asked for class %s at %s, before it was created at %s, and never came to rest at it",
+					cl.name, class, clock(a.at), clock(created)))
+			}
+		}
+	}
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	sort.Strings(stuck)
+	return took, superseded, stuck
+}
+
 // percentile is the value at q (0..1) of sorted durations.
 func percentile(sorted []time.Duration, q float64) time.Duration {
 	if len(sorted) == 0 {

@@ -234,3 +234,29 @@ func TestOverlapMix(t *testing.T) {
 		})
 	}
 }
+
+func TestLateAtRest(t *testing.T) {
+	a, b, c, d := claim{"n", "a"}, claim{"n", "b"}, claim{"n", "c"}, claim{"n", "d"}
+	at := func(settled bool, class string, s float64) classState {
+		return classState{at: sec(s), settled: settled, class: class}
+	}
+	pending := func(s float64) classState {
+		return classState{at: sec(s), class: "late", status: v1.PersistentVolumeClaimModifyVolumePending}
+	}
+	states := map[claim][]classState{
+		a: {at(true, "", 0), pending(2), at(false, "late", 10.5), at(true, "late", 11)}, // created at 10, at rest 1s later
+		b: {at(true, "", 0), pending(2), at(false, "gold", 6), at(true, "gold", 7)},     // asked for gold at 5: superseded
+		c: {at(true, "", 0), pending(2)},                                                // stuck
+		d: {at(true, "", 0), at(false, "late", 21), at(true, "late", 22)},               // asked after the creation: not followed
+	}
+	asks := []classAsk{
+		{claim: a, class: "late", at: sec(1)},
+		{claim: b, class: "late", at: sec(1)}, {claim: b, class: "gold", at: sec(5)},
+		{claim: c, class: "late", at: sec(1)},
+		{claim: d, class: "late", at: sec(20)},
+	}
+	took, superseded, stuck := lateAtRest(asks, states, "late", sec(10))
+	if !slices.Equal(took, []time.Duration{time.Second}) || superseded != 1 || len(stuck) != 1 {
+		t.Errorf("lateAtRest = %v, %d superseded, stuck %q; want [1s], 1, one stuck", took, superseded, stuck)
+	}
+}

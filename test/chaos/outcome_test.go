@@ -70,6 +70,10 @@ type outcome struct {
 	neverAtRest    int
 	pending        map[claim][]string
 	lastAtRest     time.Time
+	// lateTook is, for each claim that asked for the late class before it
+	// existed, the time from its creation to the claim at rest at it.
+	lateTook       []time.Duration
+	lateSuperseded int
 }
 
 // overlapKey counts the overlaps that involve a ControllerModifyVolume
@@ -158,13 +162,13 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 	for _, log := range panics(o.resizerRuns) {
 		t.Errorf("a resizer panicked: see %s", log)
 	}
-	o.checkClasses(t, classes)
+	o.checkClasses(t, e, classes)
 }
 
 // checkClasses holds the run to the promises of volume modification: no
 // call once the claim recorded its last class, and the backend at that
 // class.
-func (o *outcome) checkClasses(t *testing.T, classes *classWatch) {
+func (o *outcome) checkClasses(t *testing.T, e *env, classes *classWatch) {
 	states, events := classes.history()
 	o.classEvents = events
 	wanted, asks := o.claims.classes(), o.claims.classAsks()
@@ -189,6 +193,14 @@ func (o *outcome) checkClasses(t *testing.T, classes *classWatch) {
 	}
 	o.took, o.superseded, o.neverAtRest = finishTimes(asks, states)
 	o.pending = seenPending(states)
+	if !o.lateCreated.IsZero() {
+		var stuck []string
+		o.lateTook, o.lateSuperseded, stuck = lateAtRest(asks, states, lateClass.name, o.lateCreated)
+		for _, s := range stuck {
+			t.Errorf("a claim Pending on a class did not follow its creation: %s", s)
+		}
+	}
+	saveClassHistory(t, e.dir, asks, states)
 	for _, cl := range o.claims.list {
 		if _, asked := wanted[cl]; asked && settled[cl.handle()].After(o.lastAtRest) {
 			o.lastAtRest = settled[cl.handle()]
@@ -249,6 +261,8 @@ func (o *outcome) reportClasses(r *report) {
 	if !o.lateCreated.IsZero() {
 		r.add("late class %s created at %s: %d claims had asked for it, %d of them recorded Pending by then; claims seen Pending during the run: %d",
 			lateClass.name, since(o.start, o.lateCreated), o.lateAsked, o.latePending, len(o.pending))
+		r.add("claims that asked for %s before it existed, at rest at it after its creation: %d (median %s, max %s after the creation); %d asked for another class first",
+			lateClass.name, len(o.lateTook), percentile(o.lateTook, 0.5).Round(10*time.Millisecond), percentile(o.lateTook, 1).Round(10*time.Millisecond), o.lateSuperseded)
 	}
 	r.add("claims at their last requested class (claim status and PV): %d/%d; backend parameters at the class: %d/%d (%d left at another class by a call nobody waited for)",
 		n-len(o.classProblems), n, n-len(o.paramsBad)-len(o.paramsLate), n, len(o.paramsLate))

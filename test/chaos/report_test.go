@@ -28,6 +28,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -64,6 +65,38 @@ func saveRuns(t *testing.T, dir string, runs map[string][]framework.Lifetime) {
 	}
 	if err != nil {
 		t.Logf("write runs: %v", err)
+	}
+}
+
+// saveClassHistory writes the class changes asked and the claim watch's
+// record of class states to classes.json in dir, to read with the call log
+// after a failure.
+func saveClassHistory(t *testing.T, dir string, asks []classAsk, states map[claim][]classState) {
+	type state struct {
+		At      time.Time `json:"at"`
+		Settled bool      `json:"settled"`
+		Class   string    `json:"class"`
+		Status  string    `json:"status,omitempty"`
+	}
+	type history struct {
+		Asks   []map[string]any   `json:"asks"`
+		States map[string][]state `json:"states"`
+	}
+	h := history{States: map[string][]state{}}
+	for _, a := range asks {
+		h.Asks = append(h.Asks, map[string]any{"claim": a.claim.name, "class": a.class, "grown": a.grown, "at": a.at})
+	}
+	for cl, ss := range states {
+		for _, s := range ss {
+			h.States[cl.name] = append(h.States[cl.name], state{At: s.at, Settled: s.settled, Class: s.class, Status: string(s.status)})
+		}
+	}
+	data, err := json.MarshalIndent(h, "", "  ")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "classes.json"), data, 0o644)
+	}
+	if err != nil {
+		t.Logf("write class history: %v", err)
 	}
 }
 
