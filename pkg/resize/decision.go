@@ -67,7 +67,10 @@ type State struct {
 	Capacity resource.Quantity
 	// PVSize is pv.spec.capacity[storage].
 	PVSize resource.Quantity
-	// Allocated is pvc.status.allocatedResources[storage], nil when unset.
+	// Allocated is pvc.status.allocatedResources[storage], nil when unset:
+	// the size being expanded to while a resize runs; after a success, the
+	// capacity the driver reported, which is at least the size asked for
+	// and so may be above the request.
 	Allocated *resource.Quantity
 	// Status is pvc.status.allocatedResourceStatuses[storage], "" when unset.
 	Status v1.ClaimResourceStatus
@@ -107,7 +110,7 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 		return Decision{Action: None, Reason: "node expansion is pending: kubelet owns the volume"}
 	}
 	if s.nodeInfeasibleUnchanged() {
-		return Decision{Action: None, Reason: "node expansion was infeasible: waiting for the user to change the request"}
+		return Decision{Action: None, Reason: fmt.Sprintf("kubelet found %s infeasible: waiting for a request that asks for another size", s.Allocated.String())}
 	}
 	if !s.needsWork() {
 		return Decision{Action: None, Reason: "requested size is reached"}
@@ -141,11 +144,16 @@ func (s State) kubeletOwns() bool {
 }
 
 // nodeInfeasibleUnchanged is true when kubelet found the recorded size
-// infeasible and the user has not changed the request since: another try
-// would fail the same way.
+// infeasible and another attempt would ask for that same size again: the
+// request is unchanged, or it lies within the recorded size, which may be
+// above the request when the driver allocated more than it was asked for,
+// and which a volume already holding it never goes below.
 func (s State) nodeInfeasibleUnchanged() bool {
-	return s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible &&
-		s.Allocated != nil && s.Allocated.Cmp(s.Request) == 0
+	if s.Status != v1.PersistentVolumeClaimNodeResizeInfeasible || s.Allocated == nil {
+		return false
+	}
+	target, _ := s.target()
+	return target.Cmp(*s.Allocated) == 0
 }
 
 // needsWork is true when the request exceeds the claim's capacity, or when a

@@ -93,7 +93,23 @@ func TestDecide(t *testing.T) {
 		{name: "node pending without allocated: expand to request", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Status: nodePending}, wantAction: Expand, wantTarget: "2Gi", wantIntent: true},
 		{name: "node infeasible, request unchanged: wait for the user", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("5Gi"), Allocated: qp("5Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: None},
 		{name: "node infeasible, user lowered request above PV: expand to request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("5Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
-		{name: "node infeasible, request below PV: target stays at PV size", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("4Gi"), Allocated: qp("4Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: Expand, wantTarget: "4Gi", wantIntent: true},
+		{name: "node infeasible, request lowered below PV: the same size again, wait for the user", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("4Gi"), Allocated: qp("4Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: None},
+		{name: "node infeasible, PV grown past the recorded size: expand to the PV size", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("5Gi"), Allocated: qp("4Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: Expand, wantTarget: "5Gi", wantIntent: true},
+
+		// The driver allocated more than asked for (2560Mi for 2Gi): the
+		// claim records that capacity as allocated, above its request.
+		{name: "driver's larger capacity, finished: nothing", state: State{Request: q("2Gi"), Capacity: q("2560Mi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi"), Recovery: true}, wantAction: None},
+		{name: "driver's larger capacity, finished, recovery off: nothing", state: State{Request: q("2Gi"), Capacity: q("2560Mi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi")}, wantAction: None},
+		{name: "driver's larger capacity, request raised within it: nothing", state: State{Request: q("2300Mi"), Capacity: q("2560Mi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi"), Recovery: true}, wantAction: None},
+		{name: "driver's larger capacity, request raised to it: nothing", state: State{Request: q("2560Mi"), Capacity: q("2560Mi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi"), Recovery: true}, wantAction: None},
+		{name: "driver's larger capacity, request raised above it: expand to request", state: State{Request: q("3Gi"), Capacity: q("2560Mi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi"), Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+		{name: "driver's larger capacity, request raised above it, recovery off: expand to request", state: State{Request: q("3Gi"), Capacity: q("2560Mi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi")}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+		{name: "driver's larger capacity, node pending: kubelet owns it", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi"), Status: nodePending, Recovery: true}, wantAction: None},
+		{name: "driver's larger capacity, node in progress: kubelet owns it", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi"), Status: nodeProgress, Recovery: true}, wantAction: None},
+		{name: "driver's larger capacity, node pending, request raised above it: kubelet finishes first", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi"), Status: nodePending, Recovery: true}, wantAction: None},
+		{name: "driver's larger capacity, node infeasible, request unchanged: wait for the user", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi"), Status: nodeInfeasible, Recovery: true}, wantAction: None},
+		{name: "driver's larger capacity, node infeasible, recovery off: wait for the user", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi"), Status: nodeInfeasible}, wantAction: None},
+		{name: "driver's larger capacity, node infeasible, request raised above it: expand to request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("2560Mi"), Allocated: qp("2560Mi"), Status: nodeInfeasible, Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -56,17 +56,25 @@ func fuzzQuantity(value int64, scale int8) resource.Quantity {
 func FuzzDecide(f *testing.F) {
 	// request, requestScale, capacity, capacityScale, pv, pvScale, allocated, allocatedScale,
 	// hasAllocated, status selector, unknown status, errorRecorded, failure class (0 = none),
-	// failure target selector, failure target, failure age, recovery.
-	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(0), int8(0), false, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true)
-	f.Add(int64(3), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(1), "", false, uint8(1), uint8(1), int64(0), int64(time.Second), false)
-	f.Add(int64(5), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(2), "", true, uint8(2), uint8(1), int64(0), int64(time.Minute), true)
-	f.Add(int64(5), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(2), "", true, uint8(2), uint8(1), int64(0), int64(-time.Hour), true)
-	f.Add(int64(4), int8(18), int64(1), int8(18), int64(2), int8(18), int64(2), int8(18), true, uint8(3), "", false, uint8(0), uint8(0), int64(0), int64(0), true)
-	f.Add(int64(0), int8(0), int64(0), int8(0), int64(0), int8(0), int64(0), int8(0), false, uint8(1), "", false, uint8(0), uint8(0), int64(0), int64(0), true)
-	f.Add(int64(1500), int8(6), int64(1), int8(9), int64(-1), int8(9), int64(9), int8(27), true, uint8(200), "Bogus", false, uint8(9), uint8(3), int64(7), int64(0), false)
+	// failure target selector, failure target, failure age, recovery, the bytes the driver
+	// allocates beyond an expansion's target, and whether it asks for the node step.
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(0), int8(0), false, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false)
+	f.Add(int64(3), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(1), "", false, uint8(1), uint8(1), int64(0), int64(time.Second), false, int64(0), true)
+	f.Add(int64(5), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(2), "", true, uint8(2), uint8(1), int64(0), int64(time.Minute), true, int64(0), false)
+	f.Add(int64(5), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(2), "", true, uint8(2), uint8(1), int64(0), int64(-time.Hour), true, int64(0), false)
+	f.Add(int64(4), int8(18), int64(1), int8(18), int64(2), int8(18), int64(2), int8(18), true, uint8(3), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false)
+	f.Add(int64(0), int8(0), int64(0), int8(0), int64(0), int8(0), int64(0), int8(0), false, uint8(1), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false)
+	f.Add(int64(1500), int8(6), int64(1), int8(9), int64(-1), int8(9), int64(9), int8(27), true, uint8(200), "Bogus", false, uint8(9), uint8(3), int64(7), int64(0), false, int64(0), false)
+	// The driver allocates more than asked for: finished, and node pending.
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(0), int8(0), false, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(512<<20), false)
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(2), int8(18), true, uint8(1), "", false, uint8(1), uint8(1), int64(0), int64(time.Second), false, int64(1), true)
+	// Kubelet found the driver's larger capacity infeasible; the request is as it was.
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(3), int8(18), int64(3), int8(18), true, uint8(5), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false)
+	// A claim the driver gave more, finished, whose request is raised within that.
+	f.Add(int64(2500), int8(15), int64(3), int8(18), int64(3), int8(18), int64(3), int8(18), true, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false)
 	f.Fuzz(func(t *testing.T, req int64, reqScale int8, capacity int64, capScale int8, pv int64, pvScale int8,
 		alloc int64, allocScale int8, hasAlloc bool, statusSel uint8, unknownStatus string, errorRecorded bool,
-		class uint8, failSel uint8, failValue int64, failAge int64, recovery bool) {
+		class uint8, failSel uint8, failValue int64, failAge int64, recovery bool, extra int64, nodeStep bool) {
 		s := State{
 			Request:       fuzzQuantity(req, reqScale),
 			Capacity:      fuzzQuantity(capacity, capScale),
@@ -99,7 +107,11 @@ func FuzzDecide(f *testing.F) {
 			}
 			s.LastFailure = f
 		}
-		checkDecision(t, s, Decide(s, t0, retry))
+		d := Decide(s, t0, retry)
+		checkDecision(t, s, d)
+		if d.Action == Expand && !outOfRange(s) {
+			checkSuccess(t, s, d.Target, extra, nodeStep)
+		}
 	})
 }
 
@@ -128,6 +140,18 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	// Kubelet owns the volume once the PV holds the recorded size.
 	if (s.Status == nodePending || s.Status == nodeProgress) && s.Allocated != nil && s.PVSize.Cmp(*s.Allocated) >= 0 && d.Action != None {
 		t.Errorf("%s: %s while kubelet owns the volume", describe(s), d.Action)
+	}
+	// A claim whose recorded size covers its request and whose step is done
+	// (finished, or handed to kubelet with the PV at that size) is never
+	// expanded again, even when that size is above the request because
+	// the driver allocated more: no new expansion, no "lowered request".
+	if settled(s) && d.Action != None {
+		t.Errorf("%s: %s to %s, but the claim holds its request and no step is unfinished", describe(s), d.Action, d.Target.String())
+	}
+	// Kubelet found the recorded size infeasible: asking the driver for it
+	// again would only hand kubelet the same size.
+	if s.Status == nodeInfeasible && s.Allocated != nil && d.Action == Expand && d.Target.Cmp(*s.Allocated) == 0 {
+		t.Errorf("%s: expand again to %s, the size kubelet found infeasible", describe(s), d.Target.String())
 	}
 	if d.Action == None {
 		return
@@ -178,6 +202,21 @@ func checkDecision(t *testing.T, s State, d Decision) {
 			t.Errorf("%s: record intent = %v for target %s", describe(s), d.RecordIntent, d.Target.String())
 		}
 	}
+}
+
+// settled is true when s records a size at or above its request, a
+// capacity at or above it, and no unfinished controller step.
+func settled(s State) bool {
+	if s.Allocated == nil || s.Allocated.Cmp(s.Request) < 0 || s.Capacity.Cmp(s.Request) < 0 {
+		return false
+	}
+	switch s.Status {
+	case ctrlProgress:
+		return false
+	case nodePending, nodeProgress:
+		return s.PVSize.Cmp(*s.Allocated) >= 0
+	}
+	return true
 }
 
 // outOfRange is true when a size of s is beyond 1e30 bytes or, not zero,

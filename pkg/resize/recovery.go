@@ -1,0 +1,36 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resize
+
+import "k8s.io/apimachinery/pkg/api/resource"
+
+// LowerRange is the range of sizes the user may lower the request to after
+// an attempt at target failed with a final (infeasible, in-use or other
+// final) error, so that Decide expands to a size below target: above the
+// claim's capacity (the API server refuses a request at or below
+// status.capacity) and below target (target itself is the size that
+// failed), both exclusive. ok is false when no lowered request leads to
+// another size: with the RecoverVolumeExpansionFailure gate off (the
+// recorded size stays the target), when the volume already holds target
+// (a target is never below the volume's size), or when nothing lies between
+// the capacity and target.
+func (s State) LowerRange(target resource.Quantity) (above, below resource.Quantity, ok bool) {
+	if !s.Recovery || s.PVSize.Cmp(target) >= 0 || s.Capacity.Cmp(target) >= 0 {
+		return resource.Quantity{}, resource.Quantity{}, false
+	}
+	return s.Capacity, target, true
+}

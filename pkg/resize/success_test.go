@@ -1,0 +1,159 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resize
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+)
+
+// maxExtra bounds how much more than asked for the modelled driver
+// allocates.
+const maxExtra = 1 << 40
+
+// checkSuccess plays a successful expansion of s to target in which the
+// driver allocates extra bytes more than asked for and asks for the node
+// step or not, recorded with the status builders the controller uses, and
+// then kubelet's part. It checks that allocatedResources records the
+// driver's capacity and never less than the target, that the claim is not
+// expanded again while its request stays within that capacity, and that a
+// request above it is expanded to as usual.
+func checkSuccess(t *testing.T, s State, target resource.Quantity, extra int64, nodeStep bool) {
+	t.Helper()
+	size := target.DeepCopy()
+	size.Add(*resource.NewQuantity(abs(extra%maxExtra), resource.BinarySI))
+	above := size.DeepCopy()
+	above.Add(*resource.NewQuantity(1, resource.BinarySI))
+	if CheckSize(above) != nil {
+		return // beyond what any decision compares
+	}
+	at := metav1.NewTime(t0)
+	pvc := claimstatus.Intent(claimOf(s), target, at)
+	pvSize := s.PVSize
+	if size.Cmp(pvSize) > 0 {
+		pvSize = size
+	}
+	if nodeStep {
+		pvc = claimstatus.NodePending(pvc, size, at)
+	} else {
+		pvc = claimstatus.Finished(pvc, size, at)
+	}
+	after := stateOfClaim(pvc, pvSize, s.Recovery)
+	what := describe(s) + " expanded to " + target.String() + ", driver answered " + size.String()
+	if after.Allocated == nil || after.Allocated.Cmp(size) != 0 || after.Allocated.Cmp(target) < 0 {
+		t.Fatalf("%s: allocated = %v, want the driver's capacity, never below the target", what, after.Allocated)
+	}
+	if nodeStep {
+		expectNothing(t, what+", node step pending", after)
+		after = finishOnNode(after)
+	}
+	expectAfter(t, what, after)
+	for _, r := range []resource.Quantity{size, between(s.Request, size), above} {
+		raised := after
+		raised.Request = r
+		expectAfter(t, what+", request then "+r.String(), raised)
+	}
+}
+
+// expectAfter checks the decision on a claim whose expansion finished: a
+// request within the capacity is left alone, a larger one expanded to.
+func expectAfter(t *testing.T, what string, s State) {
+	t.Helper()
+	if s.Request.Cmp(s.Capacity) <= 0 {
+		expectNothing(t, what, s)
+		return
+	}
+	d := Decide(s, t0, retry)
+	if d.Action != Expand || d.Target.Cmp(s.Request) != 0 || !d.RecordIntent {
+		t.Errorf("%s: %s to %s (intent %v, %s), want an expansion to the request %s", what, d.Action, d.Target.String(), d.RecordIntent, d.Reason, s.Request.String())
+	}
+}
+
+func expectNothing(t *testing.T, what string, s State) {
+	t.Helper()
+	if d := Decide(s, t0, retry); d.Action != None {
+		t.Errorf("%s: %s to %s (%s), want nothing", what, d.Action, d.Target.String(), d.Reason)
+	}
+}
+
+// finishOnNode is kubelet's part: the claim's capacity becomes the
+// allocated size, and the resize status goes.
+func finishOnNode(s State) State {
+	s.Capacity = *s.Allocated
+	s.Status = ""
+	return s
+}
+
+// claimOf is a claim recorded as s says.
+func claimOf(s State) *v1.PersistentVolumeClaim {
+	pvc := &v1.PersistentVolumeClaim{
+		Spec: v1.PersistentVolumeClaimSpec{Resources: v1.VolumeResourceRequirements{
+			Requests: v1.ResourceList{v1.ResourceStorage: s.Request}}},
+		Status: v1.PersistentVolumeClaimStatus{Capacity: v1.ResourceList{v1.ResourceStorage: s.Capacity}},
+	}
+	if s.Allocated != nil {
+		pvc.Status.AllocatedResources = v1.ResourceList{v1.ResourceStorage: *s.Allocated}
+	}
+	if s.Status != "" {
+		pvc.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: s.Status}
+	}
+	if s.ErrorRecorded {
+		pvc.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimControllerResizeError, Status: v1.ConditionTrue}}
+	}
+	return pvc
+}
+
+// stateOfClaim reads a claim as the controller does after a success, which
+// clears the remembered failure.
+func stateOfClaim(pvc *v1.PersistentVolumeClaim, pvSize resource.Quantity, recovery bool) State {
+	s := State{
+		Request:       pvc.Spec.Resources.Requests[v1.ResourceStorage],
+		Capacity:      pvc.Status.Capacity[v1.ResourceStorage],
+		PVSize:        pvSize,
+		Status:        pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage],
+		ErrorRecorded: claimstatus.ErrorRecorded(pvc),
+		Recovery:      recovery,
+	}
+	if a, ok := pvc.Status.AllocatedResources[v1.ResourceStorage]; ok {
+		s.Allocated = &a
+	}
+	return s
+}
+
+// between is a size between a and b, or b when they are not apart.
+func between(a, b resource.Quantity) resource.Quantity {
+	if a.Cmp(b) >= 0 {
+		return b
+	}
+	mid := *resource.NewQuantity(int64((a.AsApproximateFloat64()+b.AsApproximateFloat64())/2), resource.BinarySI)
+	if mid.Cmp(a) <= 0 || mid.Cmp(b) >= 0 {
+		return b
+	}
+	return mid
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
