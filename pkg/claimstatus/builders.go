@@ -51,9 +51,10 @@ func Intent(pvc *v1.PersistentVolumeClaim, target resource.Quantity, now metav1.
 }
 
 // NodePending returns a copy of pvc handed over to kubelet for the file
-// system step.
-func NodePending(pvc *v1.PersistentVolumeClaim, now metav1.Time) *v1.PersistentVolumeClaim {
+// system step of a volume the driver expanded to size; see chargeAllocated.
+func NodePending(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
+	chargeAllocated(out, size)
 	setResizeStatus(out, v1.PersistentVolumeClaimNodeResizePending)
 	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now,
 		condition(v1.PersistentVolumeClaimFileSystemResizePending, FileSystemResizePendingMessage))
@@ -61,9 +62,11 @@ func NodePending(pvc *v1.PersistentVolumeClaim, now metav1.Time) *v1.PersistentV
 	return out
 }
 
-// Finished returns a copy of pvc whose resize is complete at size.
+// Finished returns a copy of pvc whose resize is complete at size; see
+// chargeAllocated.
 func Finished(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
+	chargeAllocated(out, size)
 	if out.Status.Capacity == nil {
 		out.Status.Capacity = v1.ResourceList{}
 	}
@@ -118,6 +121,27 @@ func Grown(pv *v1.PersistentVolume, size resource.Quantity, preResize *resource.
 		out.Annotations[AnnPreResizeCapacity] = preResize.String()
 	}
 	return out
+}
+
+// Allocated returns a copy of pvc whose allocatedResources[storage] is
+// size: the size to charge when the API server refused to charge more.
+func Allocated(pvc *v1.PersistentVolumeClaim, size resource.Quantity) *v1.PersistentVolumeClaim {
+	out := pvc.DeepCopy()
+	setAllocated(out, size)
+	return out
+}
+
+// chargeAllocated raises allocatedResources[storage] to size, the capacity
+// the driver reported, when that is more than recorded: ResourceQuota
+// charges a claim max(request, allocatedResources), so the quota then
+// counts what was really allocated, from the write that records the
+// driver's answer on. It is never lowered: the recorded size is the target
+// of the attempt, and size is at least that.
+func chargeAllocated(pvc *v1.PersistentVolumeClaim, size resource.Quantity) {
+	if current, ok := pvc.Status.AllocatedResources[v1.ResourceStorage]; ok && current.Cmp(size) >= 0 {
+		return
+	}
+	setAllocated(pvc, size)
 }
 
 func setAllocated(pvc *v1.PersistentVolumeClaim, size resource.Quantity) {

@@ -207,29 +207,47 @@ func TestNodePending(t *testing.T) {
 	tests := []struct {
 		name string
 		in   *v1.PersistentVolumeClaim
+		size string
 		want *v1.PersistentVolumeClaim
 	}{
 		{
 			name: "after the controller step",
 			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			size: "2Gi",
 			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
 		},
 		{
 			name: "no status map yet",
 			in:   claim(),
-			want: claim(withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
+			size: "2Gi",
+			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
 		},
 		{
 			name: "keeps NodeResizeError and other resources",
 			in: claim(withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, infeasible),
 				withTrue(nodeError, "no space", then), withTrue(resizing, "", then)),
+			size: "2Gi",
 			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withResourceStatus(otherResource, infeasible),
 				withTrue(nodeError, "no space", then), withTrue(fsPending, fsPendingMessage, now)),
+		},
+		{
+			name: "the driver allocated more: allocated is its capacity, for the quota",
+			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			size: "2560Mi",
+			want: claim(withAllocated("2560Mi"), withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
+		},
+		{
+			name: "a smaller size never lowers allocated",
+			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			size: "1Gi",
+			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			checkBuilder(t, tc.in, tc.want, NodePending)
+			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
+				return NodePending(pvc, q(tc.size), at)
+			})
 		})
 	}
 }
@@ -264,6 +282,24 @@ func TestFinished(t *testing.T) {
 				withCapacity("2Gi"), withAllocated("2Gi"), withResourceStatus(otherResource, inProgress),
 				withTrue(nodeError, "kubelet", then)),
 		},
+		{
+			name: "the driver allocated more: capacity and allocated are its capacity",
+			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			size: "2560Mi",
+			want: claim(withCapacity("2560Mi"), withAllocated("2560Mi"), withAnnotation(AnnNodeExpansionNotRequired, "true")),
+		},
+		{
+			name: "nothing allocated recorded: allocated is the size",
+			in:   claim(withResizeStatus(inProgress)),
+			size: "2Gi",
+			want: claim(withCapacity("2Gi"), withAllocated("2Gi"), withAnnotation(AnnNodeExpansionNotRequired, "true")),
+		},
+		{
+			name: "a smaller size never lowers allocated",
+			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress)),
+			size: "1536Mi",
+			want: claim(withCapacity("1536Mi"), withAllocated("2Gi"), withAnnotation(AnnNodeExpansionNotRequired, "true")),
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -272,6 +308,17 @@ func TestFinished(t *testing.T) {
 			})
 		})
 	}
+}
+
+func TestAllocated(t *testing.T) {
+	finished := claim(withCapacity("2560Mi"), withAllocated("2560Mi"), withAnnotation(AnnNodeExpansionNotRequired, "true"))
+	want := claim(withCapacity("2560Mi"), withAllocated("2Gi"), withAnnotation(AnnNodeExpansionNotRequired, "true"))
+	checkBuilder(t, finished, want, func(pvc *v1.PersistentVolumeClaim, _ metav1.Time) *v1.PersistentVolumeClaim {
+		return Allocated(pvc, q("2Gi"))
+	})
+	checkBuilder(t, claim(), claim(withAllocated("2Gi")), func(pvc *v1.PersistentVolumeClaim, _ metav1.Time) *v1.PersistentVolumeClaim {
+		return Allocated(pvc, q("2Gi"))
+	})
 }
 
 // TestFinishedEmptyStatusMap checks what DeepEqual in TestFinished cannot

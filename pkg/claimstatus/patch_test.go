@@ -84,7 +84,22 @@ func TestPatchClaim(t *testing.T) {
 		{
 			name:    "node pending",
 			old:     Intent(oneGi, q("2Gi"), then),
-			updated: NodePending(Intent(oneGi, q("2Gi"), then), now),
+			updated: NodePending(Intent(oneGi, q("2Gi"), then), q("2Gi"), now),
+		},
+		{
+			name:    "node pending at the driver's larger capacity: allocated charged in the same patch",
+			old:     Intent(oneGi, q("2Gi"), then),
+			updated: NodePending(Intent(oneGi, q("2Gi"), then), q("2560Mi"), now),
+		},
+		{
+			name:    "finished at the driver's larger capacity: allocated charged in the same patch",
+			old:     Intent(oneGi, q("2Gi"), then),
+			updated: Finished(Intent(oneGi, q("2Gi"), then), q("2560Mi"), now),
+		},
+		{
+			name:    "allocated put back to the target after the quota refused more",
+			old:     Intent(oneGi, q("2Gi"), then),
+			updated: Allocated(Finished(Intent(oneGi, q("2Gi"), then), q("2560Mi"), now), q("2Gi")),
 		},
 		{
 			name:    "finished: status map and conditions removed, annotation added",

@@ -18,10 +18,13 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -35,6 +38,9 @@ const (
 	ReasonResizeFailed             = "VolumeResizeFailed"
 	ReasonFileSystemResizeRequired = "FileSystemResizeRequired"
 	ReasonResizeSuccessful         = "VolumeResizeSuccessful"
+	// ReasonQuotaExceeded is ours: the volume was expanded to more than
+	// asked for, and ResourceQuota refused to charge the claim for it.
+	ReasonQuotaExceeded = "VolumeResizeQuotaExceeded"
 )
 
 // Results of an attempt, as the resize duration metric labels them; failed
@@ -48,20 +54,21 @@ const (
 // record the result. Each step is at most one write.
 func (c *Controller) expand(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d resize.Decision) (time.Duration, error) {
 	start := c.Clock.Now()
+	what := expanding(pv, d.Target)
 	if pods := c.podsBlocking(key, pvc); len(pods) > 0 {
-		err := fmt.Errorf("unable to expand %s because CSI driver %s only supports offline expansion and volume is currently in-use by pod(s) %v", key, c.Driver, pods)
-		c.warn(pvc, err)
+		err := errors.New(c.inUseMessage(key, d.Target, pods))
+		c.warn(pvc, err.Error())
 		return 0, err
 	}
 	secrets, err := c.secretsFor(ctx, pvc, pv)
 	if err != nil {
-		err = fmt.Errorf("expand volume %q: %w", pv.Name, err)
-		c.warn(pvc, err)
+		err = fmt.Errorf("%s: %w", what, err)
+		c.warn(pvc, err.Error()+"; "+nextWithoutSecret)
 		return 0, err
 	}
 	if d.RecordIntent {
 		if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.Intent(pvc, d.Target, c.now())); err != nil {
-			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, err)
+			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, err, what+": record the intent in the claim", "retried with backoff; the driver is not called before")
 		}
 		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonResizing, "External resizer is resizing volume "+pv.Name)
 	}
@@ -70,10 +77,18 @@ func (c *Controller) expand(ctx context.Context, key string, pvc *v1.PersistentV
 		size, err = checkCapacity(size, d.Target)
 	}
 	if err != nil {
-		return c.expandFailed(ctx, key, pvc, d.Target, fmt.Errorf("expand volume %q to %s: %w", pv.Name, d.Target.String(), err), start)
+		return c.expandFailed(ctx, key, pvc, pv, d.Target, err, start)
 	}
 	c.memory.clearFailure(key)
-	return 0, c.record(ctx, key, pvc, pv, size, nodeStep, start)
+	return 0, c.record(ctx, key, pvc, pv, expansion{target: d.Target, size: size, nodeStep: nodeStep}, start)
+}
+
+// belowTarget is the error of a driver that reported success with a
+// capacity below the size it was asked for.
+type belowTarget struct{ size, target resource.Quantity }
+
+func (e belowTarget) Error() string {
+	return fmt.Sprintf("driver reported capacity %s, below the requested %s", e.size.String(), e.target.String())
 }
 
 // checkCapacity validates the driver's answer: 0 means not reported, and a
@@ -83,52 +98,92 @@ func checkCapacity(size, target resource.Quantity) (resource.Quantity, error) {
 		return target, nil
 	}
 	if size.Cmp(target) < 0 {
-		return size, fmt.Errorf("driver reported capacity %s, below the requested %s", size.String(), target.String())
+		return size, belowTarget{size: size, target: target}
 	}
 	return size, nil
 }
 
+// expansion is a successful driver call: the size asked for, the capacity
+// the driver reported (at least target), and whether kubelet has a step.
+type expansion struct {
+	target, size resource.Quantity
+	nodeStep     bool
+}
+
 // record writes a successful expansion: the PV's capacity, then the claim,
-// finished or handed over to kubelet.
-func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, size resource.Quantity, nodeStep bool, start time.Time) error {
+// finished or handed over to kubelet, with allocatedResources at the
+// driver's capacity (see charge).
+func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, x expansion, start time.Time) error {
 	var preResize *resource.Quantity
-	if nodeStep && c.AnnotateFsResize {
+	if x.nodeStep && c.AnnotateFsResize {
 		old := pvc.Status.Capacity[v1.ResourceStorage]
 		preResize = &old
 	}
-	if _, err := c.patchVolume(ctx, pv, claimstatus.Grown(pv, size, preResize)); err != nil {
-		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err)
+	what := expanding(pv, x.target)
+	if _, err := c.patchVolume(ctx, pv, claimstatus.Grown(pv, x.size, preResize)); err != nil {
+		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err,
+			fmt.Sprintf("%s: the driver expanded it to %s, but recording that in the PV failed", what, x.size.String()),
+			fmt.Sprintf("retried with backoff (the driver is asked for %s again)", x.target.String()))
 	}
-	var err error
-	if nodeStep {
-		if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.NodePending(pvc, c.now())); err != nil {
-			return c.writeFailed(ctx, pvc, ReasonResizeFailed, err)
-		}
-		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonFileSystemResizeRequired, "Require file system resize of volume on node")
-		c.observe(ResultNodePending, start)
-		return nil
+	updated, reason, message, result := claimstatus.Finished(pvc, x.size, c.now()), ReasonResizeSuccessful, "Resize volume succeeded", ResultFinished
+	if x.nodeStep {
+		updated, reason, message, result = claimstatus.NodePending(pvc, x.size, c.now()), ReasonFileSystemResizeRequired, "Require file system resize of volume on node", ResultNodePending
 	}
-	if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.Finished(pvc, size, c.now())); err != nil {
-		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err)
+	pvc, err := c.charge(ctx, key, pvc, updated, x)
+	if err != nil {
+		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err,
+			fmt.Sprintf("%s: the driver expanded it to %s and the PV records it, but recording it in the claim failed", what, x.size.String()),
+			fmt.Sprintf("retried with backoff (the driver is asked for %s again)", x.target.String()))
 	}
-	c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonResizeSuccessful, "Resize volume succeeded")
-	c.observe(ResultFinished, start)
+	c.Recorder.Event(pvc, v1.EventTypeNormal, reason, message)
+	c.observe(result, start)
 	return nil
+}
+
+// charge writes the claim's status after a success, whose
+// allocatedResources is the driver's capacity, so that ResourceQuota
+// charges the claim what was really allocated. When the quota refuses to
+// charge more than the target (a status write that raises
+// allocatedResources is admitted against the quota), the status is written
+// again with allocatedResources at the target, which the quota already
+// charges, and a warning says so: the volume is expanded either way, and
+// a claim must not be held back for it.
+func (c *Controller) charge(ctx context.Context, key string, pvc, updated *v1.PersistentVolumeClaim, x expansion) (*v1.PersistentVolumeClaim, error) {
+	out, err := c.patchClaim(ctx, key, pvc, updated)
+	if err == nil || !overQuota(err) || x.size.Cmp(x.target) <= 0 {
+		return out, err
+	}
+	out, err2 := c.patchClaim(ctx, key, pvc, claimstatus.Allocated(updated, x.target))
+	if err2 != nil {
+		return out, err2
+	}
+	c.Recorder.Event(out, v1.EventTypeWarning, ReasonQuotaExceeded, fmt.Sprintf(
+		"volume %q is expanded to %s, more than the %s asked for, but ResourceQuota refused to charge the claim for %s: "+
+			"allocatedResources stays at %s, and the quota counts %s for this claim: %v",
+		updated.Spec.VolumeName, x.size.String(), x.target.String(), x.size.String(), x.target.String(), x.target.String(), err))
+	return out, nil
+}
+
+// overQuota reports whether err is the API server refusing a write because
+// of a ResourceQuota.
+func overQuota(err error) bool {
+	return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "quota")
 }
 
 // expandFailed remembers and records a failed driver call. Uncertain
 // failures are retried with backoff at the same size and write nothing;
 // final ones are recorded so that the user and a restarted controller see
 // them; infeasible sizes wait for the slow lane.
-func (c *Controller) expandFailed(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, target resource.Quantity, err error, start time.Time) (time.Duration, error) {
+func (c *Controller) expandFailed(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target resource.Quantity, cause error, start time.Time) (time.Duration, error) {
+	err := fmt.Errorf("%s: %w", expanding(pv, target), cause)
 	class := resize.ClassOf(err)
 	c.memory.setFailure(key, resize.Failure{Class: class, Target: target, At: c.Clock.Now()})
 	c.observe(class.String(), start)
-	c.warn(pvc, err)
+	c.warn(pvc, c.expandFailure(key, pvc, pv, target, cause, class))
 	if class.Final() {
 		failed := claimstatus.Failed(pvc, class == resize.Infeasible, err.Error(), c.now())
 		if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
-			_ = c.writeFailed(ctx, pvc, ReasonResizeFailed, werr)
+			_ = c.writeFailed(ctx, pvc, ReasonResizeFailed, werr, expanding(pv, target)+": record the failure in the claim", "retried with backoff")
 		}
 	}
 	if class == resize.Infeasible {

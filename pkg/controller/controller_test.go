@@ -173,7 +173,8 @@ func TestFinalErrorThenUserLowersRequest(t *testing.T) {
 	equal(t, "claim after failure", summary(e.claim("a")), "capacity=1Gi allocated=5Gi status=ControllerResizeInProgress conditions=[ControllerResizeError]")
 	events := e.events()
 	equal(t, "events", len(events), 2)
-	equal(t, "warning", events[1], `Warning VolumeResizeFailed expand volume "pv-a" to 5Gi: rpc error: code = Internal desc = quota exceeded`)
+	equal(t, "warning", events[1], `Warning VolumeResizeFailed expand volume "pv-a" to 5Gi: rpc error: code = Internal desc = quota exceeded; `+
+		`retried with backoff, at the request as it is then; to recover, lower the request to between 1Gi (exclusive, the current capacity) and 5Gi (exclusive)`)
 
 	e.setRequest("a", "3Gi")
 	e.mustSync("a")
@@ -295,7 +296,7 @@ func TestDriverCapacityAnswers(t *testing.T) {
 	}{
 		{name: "capacity 0 means not reported", answer: "0", wantClaim: "capacity=2Gi allocated=2Gi status=- conditions=[]", wantPV: "2Gi"},
 		{name: "capacity smaller than target is an error", answer: "1536Mi", wantErr: true, wantClaim: "capacity=1Gi allocated=2Gi status=ControllerResizeInProgress conditions=[Resizing]", wantPV: "1Gi"},
-		{name: "capacity larger than target is recorded", answer: "3Gi", wantClaim: "capacity=3Gi allocated=2Gi status=- conditions=[]", wantPV: "3Gi"},
+		{name: "capacity larger than target is recorded, and charged as allocated", answer: "3Gi", wantClaim: "capacity=3Gi allocated=3Gi status=- conditions=[]", wantPV: "3Gi"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -197,7 +197,7 @@ func TestHostileSecretConfiguration(t *testing.T) {
 	}{
 		{name: "StorageClass deleted: no secret, resize proceeds", pvc: claim("a", "2Gi", "1Gi", storageClass("gone")), pvOpts: []volumeOpt{inClass("gone")}},
 		{name: "Secret missing: event naming it, no call, nothing written", pvc: claim("a", "2Gi", "1Gi"), pvOpts: []volumeOpt{expandSecret("vault", "missing")},
-			wantEvent: `Warning VolumeResizeFailed expand volume "pv-a": secret "vault/missing" for volume expansion not found`,
+			wantEvent: `Warning VolumeResizeFailed expand volume "pv-a" to 2Gi: secret "vault/missing" for volume expansion not found: secrets "missing" not found; the driver is not called without it: retried with backoff`,
 			wantReads: []string{"secrets vault/missing"},
 			fix: func(e *env) {
 				e.must(e.client.Tracker().Add(secret("vault", "missing", map[string]string{"k": "v"})))

@@ -70,7 +70,8 @@ func TestInUseWithOfflineDriver(t *testing.T) {
 	}
 	equal(t, "writes while in use", e.writes(), []string(nil))
 	equal(t, "driver calls while in use", len(e.resizer.targets()), 0)
-	equal(t, "events", e.events(), []string{"Warning VolumeResizeFailed unable to expand default/a because CSI driver test.csi.example.com only supports offline expansion and volume is currently in-use by pod(s) [app-0]"})
+	equal(t, "events", e.events(), []string{"Warning VolumeResizeFailed unable to expand default/a to 2Gi because CSI driver test.csi.example.com only supports offline expansion and volume is currently in-use by pod(s) [app-0]; " +
+		"the expansion starts once no running pod uses the claim: stop or delete these pods"})
 
 	if err := pods.Delete(pod); err != nil {
 		t.Fatal(err)

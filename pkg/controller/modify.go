@@ -75,14 +75,14 @@ func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.Persist
 	case modify.Modify:
 		return c.modify(ctx, key, pvc, pv, d)
 	case modify.Pend:
-		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyPending(pvc, d.Target, c.now()), v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
+		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, claimstatus.ModifyPending(pvc, d.Target, c.now()), v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
 	case modify.Refuse:
 		refused := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: d.Target, Infeasible: true, Reason: "InvalidArgument",
 			Message: d.Reason}, c.refusedAt(pvc, d.Target))
-		return 0, c.recordOnce(ctx, key, pvc, refused, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
+		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, refused, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
 	case modify.Cancel:
 		why := fmt.Sprintf("Canceled the modification to class %q: %s", d.Target, d.Reason)
-		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyCleared(pvc, c.now()), v1.EventTypeNormal, ReasonModifyCanceled, why)
+		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, claimstatus.ModifyCleared(pvc, c.now()), v1.EventTypeNormal, ReasonModifyCanceled, why)
 	case modify.Blocked:
 		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
 	}
@@ -102,12 +102,13 @@ func (c *Controller) refusedAt(pvc *v1.PersistentVolumeClaim, target string) met
 	return c.now()
 }
 
-// recordOnce writes updated and, when that changed the claim, emits the
-// event: a state that is already recorded is not announced again.
-func (c *Controller) recordOnce(ctx context.Context, key string, pvc, updated *v1.PersistentVolumeClaim, eventType, reason, message string) error {
+// recordOnce writes updated, the claim's state for class target, and,
+// when that changed the claim, emits the event: a state that is already
+// recorded is not announced again.
+func (c *Controller) recordOnce(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, updated *v1.PersistentVolumeClaim, eventType, reason, message string) error {
 	out, err := c.patchClaim(ctx, key, pvc, updated)
 	if err != nil {
-		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err)
+		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": record the claim's state", "retried with backoff")
 	}
 	if out != pvc {
 		c.Recorder.Event(out, eventType, reason, message)
@@ -125,20 +126,20 @@ func (c *Controller) modify(ctx context.Context, key string, pvc *v1.PersistentV
 	}
 	secrets, err := c.modifySecretsFor(ctx, pvc, pv)
 	if err != nil {
-		err = fmt.Errorf("modify volume %q to class %q: %w", pv.Name, d.Target, err)
-		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, err.Error())
+		err = fmt.Errorf("%s: %w", modifying(pv, d.Target), err)
+		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, err.Error()+"; "+nextWithoutSecret)
 		return 0, err
 	}
 	if d.RecordIntent {
 		if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.ModifyIntent(pvc, d.Target, c.now())); err != nil {
-			return 0, c.writeFailed(ctx, pvc, ReasonModifyFailed, err)
+			return 0, c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, d.Target)+": record the intent in the claim", "retried with backoff; the driver is not called before")
 		}
 		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModify,
 			fmt.Sprintf("external resizer is modifying volume %s with vac %s", pvc.Name, d.Target))
 	}
 	parameters := modify.Parameters(vac.Parameters, pvc.Namespace, pvc.Name, pv.Name, c.ExtraModifyMetadata)
 	if err := c.Modifier.Modify(ctx, pv, parameters, secrets); err != nil {
-		return c.modifyFailed(ctx, key, pvc, d.Target, fmt.Errorf("modify volume %q to class %q: %w", pv.Name, d.Target, err), start)
+		return c.modifyFailed(ctx, key, pvc, pv, d.Target, err, start)
 	}
 	c.memory.clearModifyFailure(key)
 	return 0, c.recordModified(ctx, key, pvc, pv, d.Target, start)
@@ -147,12 +148,13 @@ func (c *Controller) modify(ctx context.Context, key string, pvc *v1.PersistentV
 // recordModified writes a successful modification: the PV's class first,
 // so that a claim never says more than its volume, then the claim.
 func (c *Controller) recordModified(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, start time.Time) error {
+	again := fmt.Sprintf("retried with backoff (the driver is called with class %q again)", target)
 	if _, err := c.patchVolume(ctx, pv, claimstatus.Classed(pv, target)); err != nil {
-		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err)
+		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": the driver applied it, but recording that in the PV failed", again)
 	}
 	pvc, err := c.patchClaim(ctx, key, pvc, claimstatus.Modified(pvc, target, c.now()))
 	if err != nil {
-		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err)
+		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": the driver applied it and the PV records it, but recording it in the claim failed", again)
 	}
 	c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModifySuccessful,
 		fmt.Sprintf("external resizer modified volume %s with vac %s successfully", pvc.Name, target))
@@ -164,22 +166,16 @@ func (c *Controller) recordModified(ctx context.Context, key string, pvc *v1.Per
 // failures keep the target (the call may still complete) and are retried
 // with backoff; infeasible classes wait for the slow lane; other final
 // failures are retried with backoff, following the spec.
-func (c *Controller) modifyFailed(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, target string, err error, start time.Time) (time.Duration, error) {
+func (c *Controller) modifyFailed(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, cause error, start time.Time) (time.Duration, error) {
+	err := fmt.Errorf("%s: %w", modifying(pv, target), cause)
 	class := modify.ClassOf(err)
 	c.memory.setModifyFailure(key, modify.Failure{Class: class, Target: target, At: c.Clock.Now()})
 	c.observeModify(class.String(), start)
-	message := err.Error()
-	switch class {
-	case resize.Uncertain:
-		message += fmt.Sprintf("; the call may still complete, so class %q is retried until it does, whatever the spec asks meanwhile", target)
-	case resize.Infeasible:
-		message += fmt.Sprintf("; retried every %s unless the class changes", c.RetryMax)
-	}
-	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, message)
+	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, modifyFailure(pvc, pv, target, cause, class, c.RetryMax.String()))
 	failed := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: target, Infeasible: class == resize.Infeasible,
 		Uncertain: class == resize.Uncertain, Reason: modify.ReasonOf(err), Message: err.Error()}, c.now())
 	if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
-		_ = c.writeFailed(ctx, pvc, ReasonModifyFailed, werr)
+		_ = c.writeFailed(ctx, pvc, ReasonModifyFailed, werr, modifying(pv, target)+": record the failure in the claim", "retried with backoff")
 	}
 	if class == resize.Infeasible {
 		return c.RetryMax, nil

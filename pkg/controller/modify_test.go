@@ -211,7 +211,7 @@ func TestModifyInfeasibleThenRollback(t *testing.T) {
 		t.Errorf("ModifyVolumeError %+v, want reason InvalidArgument", c)
 	}
 	equal(t, "events", e.events(), []string{evModifyGold,
-		`Warning VolumeModifyFailed modify volume "pv-a" to class "gold": rpc error: code = InvalidArgument desc = iops out of range; retried every 5m0s unless the class changes`})
+		`Warning VolumeModifyFailed modify volume "pv-a" to class "gold": rpc error: code = InvalidArgument desc = iops out of range; retried every 5m0s unless the class changes; to cancel, set the class back to "bronze"`})
 
 	// Not retried before RetryMax.
 	e.clock.Step(time.Minute)
@@ -275,7 +275,7 @@ func TestModifyFinalErrorFollowsSpec(t *testing.T) {
 		t.Errorf("ModifyVolumeError %+v, want reason Internal", c)
 	}
 	equal(t, "events", e.events(), []string{evModifyGold,
-		`Warning VolumeModifyFailed modify volume "pv-a" to class "gold": rpc error: code = Internal desc = backend busy`})
+		`Warning VolumeModifyFailed modify volume "pv-a" to class "gold": rpc error: code = Internal desc = backend busy; retried with backoff, at the class the spec names then`})
 
 	// The retry, with the spec unchanged, is for the same class.
 	if _, err := e.sync("a"); err == nil {
@@ -436,7 +436,7 @@ func TestModifySecrets(t *testing.T) {
 		equal(t, "driver calls", len(e.modifier.targets()), 0)
 		equal(t, "writes", e.writes(), []string(nil))
 		equal(t, "events", e.events(), []string{`Warning VolumeModifyFailed modify volume "pv-a" to class "gold": ` +
-			`secret "vault/missing" for volume modification not found: secrets "missing" not found`})
+			`secret "vault/missing" for volume modification not found: secrets "missing" not found; the driver is not called without it: retried with backoff`})
 	})
 }
 

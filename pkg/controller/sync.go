@@ -97,7 +97,7 @@ func (c *Controller) plan(ctx context.Context, key string, warn bool) (*v1.Persi
 		if err := state.Validate(); err != nil && warn {
 			// Nothing can be decided about this size until it changes; its
 			// update queues the claim again.
-			c.warn(pvc, fmt.Errorf("cannot resize volume %q: %w", pv.Name, err))
+			c.warn(pvc, fmt.Sprintf("cannot resize volume %q: %v; nothing is done until that size changes", pv.Name, err))
 		}
 		p.resize = resize.Decide(state, now, c.RetryMax)
 		p.resizeFailed = state.LastFailure != nil || state.ErrorRecorded

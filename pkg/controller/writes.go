@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -48,21 +49,22 @@ func (c *Controller) patchVolume(ctx context.Context, old, updated *v1.Persisten
 	return out, err
 }
 
-// writeFailed reports a failed API write with a warning event of reason.
-// A conflict means the object changed under the decision: not a failure of
-// the operation, so the claim is requeued without a warning.
-func (c *Controller) writeFailed(ctx context.Context, pvc *v1.PersistentVolumeClaim, reason string, err error) error {
+// writeFailed reports a failed API write, made to do what, with a warning
+// event of reason that says what happens next, and returns err wrapped
+// with what. A conflict means the object changed under the decision: not a
+// failure of the operation, so the claim is requeued without a warning.
+func (c *Controller) writeFailed(ctx context.Context, pvc *v1.PersistentVolumeClaim, reason string, err error, what, next string) error {
 	if apierrors.IsConflict(err) {
 		klog.FromContext(ctx).V(4).Info("Write conflict, will look again", "pvc", klog.KObj(pvc), "err", err)
 		return err
 	}
-	c.Recorder.Event(pvc, v1.EventTypeWarning, reason, err.Error())
-	return err
+	c.Recorder.Event(pvc, v1.EventTypeWarning, reason, fmt.Sprintf("%s: %v; %s", what, err, next))
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // warn emits the VolumeResizeFailed event.
-func (c *Controller) warn(pvc *v1.PersistentVolumeClaim, err error) {
-	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonResizeFailed, err.Error())
+func (c *Controller) warn(pvc *v1.PersistentVolumeClaim, message string) {
+	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonResizeFailed, message)
 }
 
 // podsBlocking returns the pods that must go before the driver may be

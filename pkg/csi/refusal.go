@@ -17,6 +17,8 @@ limitations under the License.
 package csi
 
 import (
+	"errors"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -27,6 +29,14 @@ import (
 // failure is without the message pretending that the driver answered.
 // errors.Is and errors.As see through it to err.
 func Refuse(code codes.Code, err error) error { return &refusal{code: code, err: err} }
+
+// Refused reports whether err is, or wraps, a request that Refuse turned
+// down before it reached the driver, so that a message does not present
+// its code as the driver's answer.
+func Refused(err error) bool {
+	var r *refusal
+	return errors.As(err, &r)
+}
 
 // refusal is what Refuse returns.
 type refusal struct {

@@ -53,11 +53,19 @@ func TestRefuse(t *testing.T) {
 			if !errors.Is(err, tc.cause) || errors.Unwrap(err) != tc.cause {
 				t.Errorf("%v does not unwrap to its cause %v", err, tc.cause)
 			}
+			if !Refused(err) || !Refused(fmt.Errorf("expand: %w", err)) {
+				t.Errorf("Refused(%v) = false, also wrapped, want true", err)
+			}
 			// Wrapped once more, as callers do, the code is still found.
 			if got := status.Code(fmt.Errorf("expand: %w", err)); got != tc.code {
 				t.Errorf("status.Code of the wrapped refusal = %v, want %v", got, tc.code)
 			}
 		})
+	}
+	for _, err := range []error{status.Error(codes.InvalidArgument, "from the driver"), fmt.Errorf("x: %w", status.Error(codes.OutOfRange, "y")), errors.New("plain"), nil} {
+		if Refused(err) {
+			t.Errorf("Refused(%v) = true, want false", err)
+		}
 	}
 	if !errors.Is(Refuse(codes.NotFound, fmt.Errorf("x: %w", fs.ErrNotExist)), fs.ErrNotExist) {
 		t.Error("errors.Is does not reach through the cause's own wrapping")
