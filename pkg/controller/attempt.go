@@ -121,9 +121,7 @@ func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentV
 	}
 	what := expanding(pv, x.target)
 	if _, err := c.patchVolume(ctx, pv, claimstatus.Grown(pv, x.size, preResize)); err != nil {
-		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err,
-			fmt.Sprintf("%s: the driver expanded it to %s, but recording that in the PV failed", what, x.size.String()),
-			fmt.Sprintf("retried with backoff (the driver is asked for %s again)", x.target.String()))
+		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, fmt.Sprintf("%s: record the new size %s in the PV", what, x.size.String()), "retried with backoff")
 	}
 	updated, reason, message, result := claimstatus.Finished(pvc, x.size, c.now()), ReasonResizeSuccessful, "Resize volume succeeded", ResultFinished
 	if x.nodeStep {
@@ -131,9 +129,7 @@ func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentV
 	}
 	pvc, err := c.charge(ctx, key, pvc, updated, x)
 	if err != nil {
-		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err,
-			fmt.Sprintf("%s: the driver expanded it to %s and the PV records it, but recording it in the claim failed", what, x.size.String()),
-			fmt.Sprintf("retried with backoff (the driver is asked for %s again)", x.target.String()))
+		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, fmt.Sprintf("%s: record the new size %s in the claim", what, x.size.String()), "retried with backoff")
 	}
 	c.Recorder.Event(pvc, v1.EventTypeNormal, reason, message)
 	c.observe(result, start)

@@ -150,11 +150,11 @@ func (c *Controller) modify(ctx context.Context, key string, pvc *v1.PersistentV
 func (c *Controller) recordModified(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, start time.Time) error {
 	again := fmt.Sprintf("retried with backoff (the driver is called with class %q again)", target)
 	if _, err := c.patchVolume(ctx, pv, claimstatus.Classed(pv, target)); err != nil {
-		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": the driver applied it, but recording that in the PV failed", again)
+		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": record the applied class in the PV", again)
 	}
 	pvc, err := c.patchClaim(ctx, key, pvc, claimstatus.Modified(pvc, target, c.now()))
 	if err != nil {
-		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": the driver applied it and the PV records it, but recording it in the claim failed", again)
+		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": record the applied class in the claim", again)
 	}
 	c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModifySuccessful,
 		fmt.Sprintf("external resizer modified volume %s with vac %s successfully", pvc.Name, target))
