@@ -138,12 +138,14 @@ func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentV
 
 // charge writes the claim's status after a success, whose
 // allocatedResources is the driver's capacity, so that ResourceQuota
-// charges the claim what was really allocated. When the quota refuses to
-// charge more than the target (a status write that raises
-// allocatedResources is admitted against the quota), the status is written
-// again with allocatedResources at the target, which the quota already
-// charges, and a warning says so: the volume is expanded either way, and
-// a claim must not be held back for it.
+// charges the claim what was really allocated: the quota admission counts
+// a status write that raises allocatedResources. A kube-apiserver of v1.36
+// records that usage even beyond the quota's hard limit (it checks the
+// limit on writes of the claim, not of its status); should one refuse the
+// write as exceeding the quota, the status is written again with
+// allocatedResources at the target, which the quota already charges, and a
+// warning says so: the volume is expanded either way, and the claim must
+// not be held back for it.
 func (c *Controller) charge(ctx context.Context, key string, pvc, updated *v1.PersistentVolumeClaim, x expansion) (*v1.PersistentVolumeClaim, error) {
 	out, err := c.patchClaim(ctx, key, pvc, updated)
 	if err == nil || !overQuota(err) || x.size.Cmp(x.target) <= 0 {
@@ -160,10 +162,11 @@ func (c *Controller) charge(ctx context.Context, key string, pvc, updated *v1.Pe
 	return out, nil
 }
 
-// overQuota reports whether err is the API server refusing a write because
-// of a ResourceQuota.
+// overQuota reports whether err is the API server refusing a write that
+// would exceed a ResourceQuota. Other refusals of the quota admission, such
+// as a quota whose usage is not computed yet, pass: they are retried.
 func overQuota(err error) bool {
-	return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "quota")
+	return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota")
 }
 
 // expandFailed remembers and records a failed driver call. Uncertain

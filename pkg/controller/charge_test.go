@@ -132,10 +132,12 @@ func TestQuotaRefusesDriverCapacity(t *testing.T) {
 	}
 }
 
-// TestForbiddenWithoutRetryAtTarget: a refusal that is not the quota's, or
-// a quota refusal of a write that charges nothing new, is a failed write.
+// TestForbiddenWithoutRetryAtTarget: a refusal that is not for exceeding
+// the quota, or a quota refusal of a write that charges nothing new, is a
+// failed write, retried with backoff.
 func TestForbiddenWithoutRetryAtTarget(t *testing.T) {
 	rbac := apierrors.NewForbidden(v1.Resource("persistentvolumeclaims"), "a", errors.New(`User "csi-resizer" cannot patch resource "persistentvolumeclaims/status"`))
+	unknown := apierrors.NewForbidden(v1.Resource("persistentvolumeclaims"), "a", errors.New(`status unknown for quota: storage, resources: requests.storage`))
 	tests := []struct {
 		name   string
 		answer string
@@ -145,6 +147,9 @@ func TestForbiddenWithoutRetryAtTarget(t *testing.T) {
 		{name: "RBAC refuses", answer: driverCapacity, err: rbac,
 			want: warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2560Mi in the claim: patch status of claim default/a: ` +
 				`persistentvolumeclaims "a" is forbidden: User "csi-resizer" cannot patch resource "persistentvolumeclaims/status"; retried with backoff`},
+		{name: "quota not computed yet: retried, not charged at the target for good", answer: driverCapacity, err: unknown,
+			want: warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2560Mi in the claim: patch status of claim default/a: ` +
+				`persistentvolumeclaims "a" is forbidden: status unknown for quota: storage, resources: requests.storage; retried with backoff`},
 		{name: "quota refuses, nothing charged beyond the target", answer: "2Gi", err: errOverQuota,
 			want: warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2Gi in the claim: patch status of claim default/a: ` +
 				`persistentvolumeclaims "a" is forbidden: exceeded quota: storage, requested: requests.storage=512Mi, used: requests.storage=2Gi, limited: requests.storage=2Gi; retried with backoff`},
