@@ -18,6 +18,7 @@ package csidriver
 
 import (
 	"context"
+	"math"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc/codes"
@@ -47,8 +48,9 @@ func (d *Driver) ControllerGetCapabilities(context.Context, *csi.ControllerGetCa
 }
 
 // ControllerExpandVolume records the call, suffers the armed faults and then
-// grows the volume: it answers capacity_bytes = required bytes, or the volume's
-// size when that is larger, and node_expansion_required from the Config.
+// grows the volume: it answers capacity_bytes = required bytes (rounded up to
+// Config.AllocationUnit), or the volume's size when that is larger, and
+// node_expansion_required from the Config.
 func (d *Driver) ControllerExpandVolume(ctx context.Context, req *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, error) {
 	i, hook := d.beginCall(ctx, req)
 	stop := watchCaller(ctx, func() { d.callerGone(i) })
@@ -86,6 +88,9 @@ func (d *Driver) expand(ctx context.Context, req *csi.ControllerExpandVolumeRequ
 	case limit > 0 && required > limit:
 		return nil, status.Errorf(codes.OutOfRange, "required_bytes %d exceeds limit_bytes %d", required, limit)
 	}
+	if required = roundUp(required, d.cfg.AllocationUnit); limit > 0 {
+		required = min(required, limit)
+	}
 	size, known := d.volumes[id]
 	if !known && d.cfg.StrictVolumes {
 		return nil, status.Errorf(codes.NotFound, "volume %q not found", id)
@@ -100,6 +105,15 @@ func (d *Driver) expand(ctx context.Context, req *csi.ControllerExpandVolumeRequ
 		size = *f.capacity
 	}
 	return &csi.ControllerExpandVolumeResponse{CapacityBytes: size, NodeExpansionRequired: d.cfg.NodeExpansionRequired}, nil
+}
+
+// roundUp rounds bytes up to a multiple of unit, when unit is positive and
+// the multiple fits in an int64.
+func roundUp(bytes, unit int64) int64 {
+	if unit <= 0 || bytes%unit == 0 || bytes > math.MaxInt64-unit {
+		return bytes
+	}
+	return (bytes/unit + 1) * unit
 }
 
 // AddVolume makes the driver know volumeID with size bytes, replacing any size

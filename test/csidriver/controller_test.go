@@ -97,6 +97,38 @@ func TestControllerExpandVolume(t *testing.T) {
 			wantSize: 10,
 		},
 		{
+			name:     "allocation unit: rounded up",
+			cfg:      Config{AllocationUnit: 4},
+			volumes:  map[string]int64{"vol-1": 5},
+			req:      expandRequest("vol-1", 10),
+			wantCap:  12,
+			wantSize: 12,
+		},
+		{
+			name:     "allocation unit: a multiple stays",
+			cfg:      Config{AllocationUnit: 5},
+			req:      expandRequest("vol-1", 10),
+			wantCap:  10,
+			wantSize: 10,
+		},
+		{
+			name: "allocation unit: never beyond the limit",
+			cfg:  Config{AllocationUnit: 8},
+			req: &csi.ControllerExpandVolumeRequest{
+				VolumeId:      "vol-1",
+				CapacityRange: &csi.CapacityRange{RequiredBytes: 10, LimitBytes: 12},
+			},
+			wantCap:  12,
+			wantSize: 12,
+		},
+		{
+			name:     "allocation unit: a multiple beyond int64 is not rounded",
+			cfg:      Config{AllocationUnit: 1 << 62},
+			req:      expandRequest("vol-1", 1<<62+1),
+			wantCap:  1<<62 + 1,
+			wantSize: 1<<62 + 1,
+		},
+		{
 			name:     "strict: unknown volume",
 			cfg:      Config{StrictVolumes: true},
 			req:      expandRequest("vol-1", 10),

@@ -58,6 +58,11 @@ type Config struct {
 	ControllerModify bool
 	// NodeExpansionRequired is returned by every successful ControllerExpandVolume.
 	NodeExpansionRequired bool
+	// AllocationUnit, when positive, makes ControllerExpandVolume allocate
+	// whole units: the required bytes are rounded up to a multiple of it, and
+	// the answer's capacity_bytes is that larger size, as drivers that
+	// allocate in extents do.
+	AllocationUnit int64
 	// ProbeNotReadyTimes is how many Probe calls answer ready=false before the
 	// driver reports ready.
 	ProbeNotReadyTimes int

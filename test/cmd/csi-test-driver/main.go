@@ -64,6 +64,7 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.callLog, "call-log", "", "File to append one JSON line to when a ControllerExpandVolume or ControllerModifyVolume call starts and when it ends.")
 	fs.BoolVar(&o.config.NodeExpansionRequired, "node-expansion-required", false, "Answer node_expansion_required=true.")
 	fs.BoolVar(&o.config.ControllerModify, "modify", false, "Advertise the controller capability MODIFY_VOLUME.")
+	fs.Int64Var(&o.config.AllocationUnit, "allocation-unit", 0, "Allocate whole units of this many bytes: ControllerExpandVolume rounds the required bytes up to a multiple and answers that capacity.")
 	fs.Float64Var(&o.faults.FailRate, "fail-rate", 0, "Share of ControllerExpandVolume and ControllerModifyVolume calls answered with Unavailable, DeadlineExceeded or Internal.")
 	fs.Float64Var(&o.faults.HangRate, "hang-rate", 0, "Share of ControllerExpandVolume and ControllerModifyVolume calls that hang for --hang-for, whatever the caller does, and then change the volume.")
 	fs.DurationVar(&o.faults.HangFor, "hang-for", 30*time.Second, "How long a hanging call hangs; make it longer than the resizer's --timeout.")
@@ -109,7 +110,7 @@ func run(ctx context.Context, o *options) error {
 	d.SetExpandDelay(o.latency)
 	d.SetModifyDelay(o.latency)
 	klog.InfoS("CSI test driver serving", "endpoint", o.endpoint, "driver", cfg.DriverName, "pid", os.Getpid(),
-		"modify", cfg.ControllerModify,
+		"modify", cfg.ControllerModify, "allocationUnit", cfg.AllocationUnit,
 		"failRate", o.faults.FailRate, "hangRate", o.faults.HangRate, "hangFor", o.faults.HangFor,
 		"seed", o.faults.Seed, "faultsUntil", o.faults.Until)
 	<-ctx.Done()

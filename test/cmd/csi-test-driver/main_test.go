@@ -34,12 +34,14 @@ import (
 
 func TestRun(t *testing.T) {
 	tests := []struct {
-		name       string
-		args       []string
-		wantModify bool
+		name         string
+		args         []string
+		wantModify   bool
+		wantCapacity int64 // of an expansion to 1000 bytes
 	}{
-		{name: "expansion only", args: nil},
-		{name: "modify advertised", args: []string{"--modify"}, wantModify: true},
+		{name: "expansion only", args: nil, wantCapacity: 1000},
+		{name: "modify advertised", args: []string{"--modify"}, wantModify: true, wantCapacity: 1000},
+		{name: "allocation unit", args: []string{"--allocation-unit=768"}, wantCapacity: 1536},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +96,10 @@ func TestRun(t *testing.T) {
 			}
 			if len(calls) != 1 || calls[0].Method != csidriver.MethodModify || calls[0].Parameters["iops"] != "3000" || !calls[0].Ended() {
 				t.Errorf("call log = %+v, want the modify call", calls)
+			}
+			expanded, err := ctrl.ControllerExpandVolume(ctx, &csi.ControllerExpandVolumeRequest{VolumeId: "vol-2", CapacityRange: &csi.CapacityRange{RequiredBytes: 1000}})
+			if err != nil || expanded.GetCapacityBytes() != tc.wantCapacity {
+				t.Errorf("ControllerExpandVolume = %v, %v; want capacity %d", expanded, err, tc.wantCapacity)
 			}
 		})
 	}

@@ -64,6 +64,9 @@ type TestDriverOptions struct {
 	FaultsUntil        time.Time
 	// Latency delays every call; it honours the caller's deadline.
 	Latency time.Duration
+	// AllocationUnit, when positive, makes the driver allocate whole units
+	// of that many bytes, and answer that larger capacity.
+	AllocationUnit int64
 }
 
 // TestDriver is a csi-test-driver process on a unix socket whose volumes
@@ -110,6 +113,9 @@ func (d *TestDriver) Start(ctx context.Context) error {
 	}
 	if d.Modify {
 		args = append(args, "--modify")
+	}
+	if d.AllocationUnit > 0 {
+		args = append(args, "--allocation-unit="+strconv.FormatInt(d.AllocationUnit, 10))
 	}
 	// A killed driver leaves its socket behind: remove it, so that the
 	// socket's appearance means the new process listens.
