@@ -103,7 +103,7 @@ func TestChaos(t *testing.T) {
 			o.lastFault = h.end
 		}
 	}
-	o.doneAt, o.waitProblems = claims.waitFinished(ctx, admin, 5*time.Minute)
+	o.sizedAt, o.doneAt, o.waitProblems = claims.waitFinishedAll(ctx, admin, 5*time.Minute)
 	o.resizerRuns = resizer.Lifetimes()
 	o.check(t, e, watch, classWatch)
 	o.report(began).print(t, e.dir)

@@ -257,7 +257,7 @@ func (cs *claims) sizeProblems(l *listing, backend map[string]int64) []string {
 		switch {
 		case request.Value() != size:
 			problems = append(problems, fmt.Sprintf("%s: request %s, want %d bytes", pvc.Name, request.String(), size))
-		case capacity.Value() != size || framework.ResizeStatus(pvc) != "" || len(pvc.Status.Conditions) > 0:
+		case capacity.Value() != size || framework.ResizeStatus(pvc) != "" || slices.ContainsFunc(pvc.Status.Conditions, notModify):
 			problems = append(problems, fmt.Sprintf("%s: %s", pvc.Name, framework.Describe(pvc)))
 		case pvSize[cl.pv()] != size:
 			problems = append(problems, fmt.Sprintf("%s: PV capacity %d bytes, want %d", pvc.Name, pvSize[cl.pv()], size))
@@ -271,10 +271,24 @@ func (cs *claims) sizeProblems(l *listing, backend map[string]int64) []string {
 	return problems
 }
 
+// modifyConditions are the claim conditions of volume modification.
+var modifyConditions = []v1.PersistentVolumeClaimConditionType{
+	v1.PersistentVolumeClaimVolumeModifyingVolume, v1.PersistentVolumeClaimVolumeModifyVolumeError,
+}
+
+// isModify reports whether c is a condition of volume modification.
+func isModify(c v1.PersistentVolumeClaimCondition) bool {
+	return slices.Contains(modifyConditions, c.Type)
+}
+
+// notModify reports whether c is not a condition of volume modification:
+// one of expansion, or of kubelet.
+func notModify(c v1.PersistentVolumeClaimCondition) bool { return !isModify(c) }
+
 // classProblems lists the claims of l that are not at the class they last
 // asked for: spec, status.currentVolumeAttributesClassName and the PV's
 // spec.volumeAttributesClassName all at it (all unset for a claim that
-// never asked for one), and no modifyVolumeStatus left.
+// never asked for one), and no modifyVolumeStatus or modify condition left.
 func (cs *claims) classProblems(l *listing) []string {
 	want := make(map[claim]string, len(cs.list))
 	cs.mu.Lock()
@@ -301,7 +315,7 @@ func (cs *claims) classProblems(l *listing) []string {
 		switch {
 		case spec != class:
 			problems = append(problems, fmt.Sprintf("%s: spec class %q, want %q", pvc.Name, spec, class))
-		case current != class || pvc.Status.ModifyVolumeStatus != nil:
+		case current != class || pvc.Status.ModifyVolumeStatus != nil || slices.ContainsFunc(pvc.Status.Conditions, isModify):
 			problems = append(problems, fmt.Sprintf("%s: %s, want class %q", pvc.Name, describeClass(pvc), class))
 		case pvClass != class:
 			problems = append(problems, fmt.Sprintf("%s: PV class %q, want %q", pvc.Name, pvClass, class))
@@ -331,17 +345,27 @@ func describeClass(pvc *v1.PersistentVolumeClaim) string {
 // and class, and returns when that was first seen, or the last problems
 // after timeout.
 func (cs *claims) waitFinished(ctx context.Context, c kubernetes.Interface, timeout time.Duration) (time.Time, []string) {
-	var problems []string
+	_, done, problems := cs.waitFinishedAll(ctx, c, timeout)
+	return done, problems
+}
+
+// waitFinishedAll is waitFinished that also says when every claim was
+// first seen finished at its requested size (sized), classes apart.
+func (cs *claims) waitFinishedAll(ctx context.Context, c kubernetes.Interface, timeout time.Duration) (sized, done time.Time, problems []string) {
 	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		l, err := cs.listAll(ctx, c)
 		if err != nil {
 			return false, nil // the API server may be restarting
 		}
-		problems = append(cs.sizeProblems(l, nil), cs.classProblems(l)...)
+		sizes := cs.sizeProblems(l, nil)
+		if len(sizes) == 0 && sized.IsZero() {
+			sized = time.Now()
+		}
+		problems = append(sizes, cs.classProblems(l)...)
 		return len(problems) == 0, nil
 	})
 	if err != nil {
-		return time.Time{}, problems
+		return sized, time.Time{}, problems
 	}
-	return time.Now(), nil
+	return sized, time.Now(), nil
 }

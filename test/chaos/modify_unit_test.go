@@ -24,6 +24,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -258,5 +259,73 @@ func TestLateAtRest(t *testing.T) {
 	took, superseded, stuck := lateAtRest(asks, states, "late", sec(10))
 	if !slices.Equal(took, []time.Duration{time.Second}) || superseded != 1 || len(stuck) != 1 {
 		t.Errorf("lateAtRest = %v, %d superseded, stuck %q; want [1s], 1, one stuck", took, superseded, stuck)
+	}
+}
+
+// TestClassProblems checks the final class check, and that the size check
+// leaves the modify conditions to it.
+func TestClassProblems(t *testing.T) {
+	classed, plain := claim{ns: "chaos", name: "data-000"}, claim{ns: "chaos", name: "data-001"}
+	cs := &claims{list: []claim{classed, plain}, want: map[claim]int{classed: 1, plain: 1}, class: map[claim]string{classed: "gold"}}
+	type state struct {
+		spec, current, pv string
+		status            *v1.ModifyVolumeStatus
+		conds             []v1.PersistentVolumeClaimConditionType
+	}
+	build := func(s, other state) *listing {
+		l := &listing{pvs: map[string]*v1.PersistentVolume{}}
+		for cl, st := range map[claim]state{classed: s, plain: other} {
+			pvc := v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: cl.ns, Name: cl.name}}
+			pvc.Spec.Resources.Requests = v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}
+			pvc.Status.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}
+			pv := &v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: cl.pv()}}
+			pv.Spec.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}
+			if st.spec != "" {
+				pvc.Spec.VolumeAttributesClassName = ptr.To(st.spec)
+			}
+			if st.current != "" {
+				pvc.Status.CurrentVolumeAttributesClassName = ptr.To(st.current)
+			}
+			if st.pv != "" {
+				pv.Spec.VolumeAttributesClassName = ptr.To(st.pv)
+			}
+			pvc.Status.ModifyVolumeStatus = st.status
+			for _, c := range st.conds {
+				pvc.Status.Conditions = append(pvc.Status.Conditions, v1.PersistentVolumeClaimCondition{Type: c, Status: v1.ConditionTrue})
+			}
+			l.pvcs = append(l.pvcs, pvc)
+			l.pvs[cl.pv()] = pv
+		}
+		return l
+	}
+	done := state{spec: "gold", current: "gold", pv: "gold"}
+	tests := []struct {
+		name       string
+		classed    state
+		plain      state
+		sizes, bad int
+	}{
+		{name: "at the class", classed: done},
+		{name: "status not there yet", classed: state{spec: "gold", pv: "gold"}, bad: 1},
+		{name: "in progress", classed: state{spec: "gold", current: "silver", pv: "silver",
+			status: &v1.ModifyVolumeStatus{TargetVolumeAttributesClassName: "gold", Status: v1.PersistentVolumeClaimModifyVolumeInProgress}}, bad: 1},
+		{name: "a modify condition left", classed: state{spec: "gold", current: "gold", pv: "gold",
+			conds: []v1.PersistentVolumeClaimConditionType{v1.PersistentVolumeClaimVolumeModifyVolumeError}}, bad: 1},
+		{name: "PV behind", classed: state{spec: "gold", current: "gold", pv: "silver"}, bad: 1},
+		{name: "spec not the last ask", classed: state{spec: "silver", current: "silver", pv: "silver"}, bad: 1},
+		{name: "a class on a claim that never asked", classed: done, plain: state{current: "gold"}, bad: 1},
+		{name: "a resize condition is the size check's", classed: state{spec: "gold", current: "gold", pv: "gold",
+			conds: []v1.PersistentVolumeClaimConditionType{v1.PersistentVolumeClaimResizing}}, sizes: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := build(tc.classed, tc.plain)
+			if p := cs.classProblems(l); len(p) != tc.bad {
+				t.Errorf("classProblems = %q, want %d", p, tc.bad)
+			}
+			if p := cs.sizeProblems(l, nil); len(p) != tc.sizes {
+				t.Errorf("sizeProblems = %q, want %d", p, tc.sizes)
+			}
+		})
 	}
 }

@@ -40,7 +40,11 @@ type outcome struct {
 	resizerRuns []framework.Lifetime
 	timeline    []happened
 	lastFault   time.Time
-	doneAt      time.Time // zero when the claims never all finished
+	// sizedAt is when every claim was first seen at its requested size;
+	// doneAt when, besides, at its last requested class. Zero when that
+	// never happened.
+	sizedAt time.Time
+	doneAt  time.Time
 	// waitProblems are the last problems seen when they never all finished.
 	waitProblems []string
 	problems     []string // claims not finished at their requested size
@@ -231,13 +235,16 @@ func (o *outcome) report(began time.Time) *report {
 	r.add("overlapping calls on one volume: %d with two callers waiting; apart: %d left running by a killed resizer, %d left running after the caller's deadline",
 		o.overlaps[bothWaiting], o.overlaps[leftByKilled], o.overlaps[leftAfterDeadline])
 	o.reportClasses(r)
-	if o.doneAt.IsZero() {
+	if o.sizedAt.IsZero() {
 		r.add("drain after the last fault: not finished")
 	} else {
-		r.add("drain after the last fault: %s", max(o.doneAt.Sub(o.lastFault), 0).Round(10*time.Millisecond))
+		r.add("drain after the last fault: %s", max(o.sizedAt.Sub(o.lastFault), 0).Round(10*time.Millisecond))
 	}
-	if !o.lastAtRest.IsZero() {
-		r.add("last claim at rest at its last class: %s after the last fault", max(o.lastAtRest.Sub(o.lastFault), 0).Round(10*time.Millisecond))
+	if o.doneAt.IsZero() {
+		r.add("drain after the last fault, sizes and classes: not finished")
+	} else {
+		r.add("drain after the last fault, sizes and classes: %s (the last claim seen at rest at its class by the claim watch: %s)",
+			max(o.doneAt.Sub(o.lastFault), 0).Round(10*time.Millisecond), max(o.lastAtRest.Sub(o.lastFault), 0).Round(10*time.Millisecond))
 	}
 	r.add("test duration: %s", time.Since(began).Round(time.Second))
 	return r
