@@ -154,13 +154,16 @@ func TestControlPlaneFailureThenSuccess(t *testing.T) {
 
 func TestInfeasibleThenUserLowersRequest(t *testing.T) {
 	e := newEnv(t, framework.DriverOptions{})
-	e.volume("data", "1Gi")
+	v := e.volume("data", "1Gi")
 	must(t, e.driver.Script(framework.Answer{Code: "OutOfRange", Message: "10Gi is more than the pool has"}))
 	e.grow("data", "10Gi")
 	e.waitClaim("data", "the infeasible mark", func(pvc *v1.PersistentVolumeClaim) bool {
 		return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimControllerResizeInfeasible &&
 			framework.HasCondition(pvc, v1.PersistentVolumeClaimControllerResizeError)
 	})
+	// The event, through the real CSI client, says what the user may do.
+	e.waitEvent("data", `VolumeResizeFailed: expand volume "`+v.PVName()+`" to 10Gi: rpc error: code = OutOfRange desc = 10Gi is more than the pool has; `+
+		`10Gi is retried every 3s unless the request changes; to recover, lower the request to between 1Gi (exclusive, the current capacity) and 10Gi (exclusive)`)
 	e.grow("data", "3Gi")
 	e.waitClaim("data", "the lower size to finish", finished("3Gi"))
 }
