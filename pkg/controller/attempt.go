@@ -180,7 +180,7 @@ func (c *Controller) expandFailed(ctx context.Context, key string, pvc *v1.Persi
 	c.observe(class.String(), start)
 	c.warn(pvc, c.expandFailure(key, pvc, pv, target, cause, class))
 	if class.Final() {
-		failed := claimstatus.Failed(pvc, class == resize.Infeasible, err.Error(), c.now())
+		failed := claimstatus.Failed(pvc, class == resize.Infeasible, expanding(pv, target)+": "+driverCause(cause), c.now())
 		if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
 			_ = c.writeFailed(ctx, pvc, ReasonResizeFailed, werr, expanding(pv, target)+": record the failure in the claim", "retried with backoff")
 		}

@@ -261,3 +261,30 @@ func TestModificationFailureEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestFailureConditionMessages: the error conditions carry what failed and
+// why, without the CSI client's wrapper, as the events do.
+func TestFailureConditionMessages(t *testing.T) {
+	wrapped := fmt.Errorf(`expand volume "vol-a" to 2147483648 bytes: %w`, status.Error(codes.Internal, "backend error"))
+	pvc := claim("a", "2Gi", "1Gi")
+	e := newEnv(t, &fakeResizer{script: []result{{err: wrapped}}}, objects(pvc, volume(pvc, "1Gi")))
+	_, _ = e.sync("a")
+	equal(t, "ControllerResizeError", conditionMessage(e.claim("a"), v1.PersistentVolumeClaimControllerResizeError),
+		`expand volume "pv-a" to 2Gi: rpc error: code = Internal desc = backend error`)
+
+	m := &fakeModifier{script: []error{fmt.Errorf(`modify volume "vol-a": %w`, status.Error(codes.InvalidArgument, "iops out of range"))}}
+	pvc = claim("a", "1Gi", "1Gi", wantsClass(gold))
+	me := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)))
+	_, _ = me.sync("a")
+	equal(t, "ModifyVolumeError", conditionMessage(me.claim("a"), v1.PersistentVolumeClaimVolumeModifyVolumeError),
+		`modify volume "pv-a" to class "gold": rpc error: code = InvalidArgument desc = iops out of range`)
+}
+
+func conditionMessage(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) string {
+	for _, c := range pvc.Status.Conditions {
+		if c.Type == t {
+			return c.Message
+		}
+	}
+	return "<no " + string(t) + ">"
+}

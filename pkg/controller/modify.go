@@ -173,7 +173,7 @@ func (c *Controller) modifyFailed(ctx context.Context, key string, pvc *v1.Persi
 	c.observeModify(class.String(), start)
 	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, modifyFailure(pvc, pv, target, cause, class, c.RetryMax.String()))
 	failed := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: target, Infeasible: class == resize.Infeasible,
-		Uncertain: class == resize.Uncertain, Reason: modify.ReasonOf(err), Message: err.Error()}, c.now())
+		Uncertain: class == resize.Uncertain, Reason: modify.ReasonOf(err), Message: modifying(pv, target) + ": " + driverCause(cause)}, c.now())
 	if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
 		_ = c.writeFailed(ctx, pvc, ReasonModifyFailed, werr, modifying(pv, target)+": record the failure in the claim", "retried with backoff")
 	}
