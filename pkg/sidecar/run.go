@@ -72,6 +72,7 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 	defer stopEvents()
 
 	s := &server{ctx: ctx, driverLost: func() bool { return errors.Is(context.Cause(ctx), ErrDriverLost) }, ctrl: ctrl}
+	s.registerClaims(mm.GetRegistry(), d)
 	if err := s.start(o, mm); err != nil {
 		return err
 	}

@@ -23,8 +23,11 @@ import (
 	"sync/atomic"
 
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
+	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
+	"github.com/csi-resizer/csi-resizer/pkg/inuse"
 	resizemetrics "github.com/csi-resizer/csi-resizer/pkg/metrics"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
@@ -61,6 +64,32 @@ func (s *server) start(o *options.Options, mm metrics.CSIMetricsManager) error {
 }
 
 func (s *server) setLeading(v bool) { s.leading.Store(v) }
+
+// Leading reports whether this replica leads and its caches have synced:
+// only then does it report claims by state.
+func (s *server) Leading() bool { return s.leading.Load() && s.ctrl.Ready() }
+
+// registerClaims registers the claims-by-state metrics, which read the
+// controller's caches at each scrape.
+func (s *server) registerClaims(registry k8smetrics.KubeRegistry, d *driver) {
+	inf := s.ctrl.informers
+	resizemetrics.RegisterClaims(registry, resizemetrics.ClaimsConfig{
+		Driver: d.name, Claims: inf.claims.GetIndexer(), Volumes: inf.volumes.GetIndexer(),
+		Leader: s, InUse: claimsInUse(inf.tracker, d.caps.OnlyOffline()),
+	})
+}
+
+// claimsInUse is the in-use answer of the metrics. The controller holds an
+// expansion back while pods use the claim when in-use handling is on and
+// the driver expands offline only. (It also does after the driver answered
+// FailedPrecondition, which only its memory knows: such a claim carries
+// ControllerResizeError and counts as controller_error.)
+func claimsInUse(pods *inuse.Tracker, onlyOffline bool) claimstate.InUse {
+	if pods == nil || !onlyOffline {
+		return nil
+	}
+	return func(namespace, name string) bool { return len(pods.UsedBy(namespace, name)) > 0 }
+}
 
 func (s *server) ready() error {
 	switch {

@@ -163,3 +163,51 @@ func TestReady(t *testing.T) {
 		})
 	}
 }
+
+// TestClaimMetrics checks that the leader serves the claims by state, every
+// state with its value, and that a standby serves neither family.
+func TestClaimMetrics(t *testing.T) {
+	inProgress := fmt.Sprintf(`csi_resizer_claims{driver_name=%q,operation="resize",state="controller_in_progress"} 1`, testDriver)
+	t.Run("leader", func(t *testing.T) {
+		d := csidriver.StartForTest(t, csidriver.Config{DriverName: testDriver, ControllerExpand: true})
+		release := d.HoldExpand()
+		t.Cleanup(release)
+		client := newFakeAPI(resizeObjects(testDriver)...)
+		s := startSidecar(t, newOptions(t, d), fakeClients(client))
+		var metrics string
+		waitFor(t, "the claim in controller_in_progress", func() (bool, error) {
+			_, body, err := s.get(s.opts.MetricsPath)
+			metrics = body
+			return err == nil && strings.Contains(body, inProgress), nil
+		})
+		for _, want := range []string{
+			fmt.Sprintf(`csi_resizer_claims{driver_name=%q,operation="resize",state="node_pending"} 0`, testDriver),
+			fmt.Sprintf(`csi_resizer_claims{driver_name=%q,operation="modify",state="infeasible"} 0`, testDriver),
+			fmt.Sprintf(`csi_resizer_claim_oldest_seconds{driver_name=%q,operation="resize",state="controller_in_progress"} `, testDriver),
+			fmt.Sprintf(`csi_resizer_claim_oldest_seconds{driver_name=%q,operation="modify",state="pending"} 0`, testDriver),
+		} {
+			if !strings.Contains(metrics, want) {
+				t.Errorf("metrics lack %s", want)
+			}
+		}
+		release()
+		waitClaimFinished(t, client, "data", "2Gi")
+		waitFor(t, "no claim in controller_in_progress once finished", func() (bool, error) {
+			_, body, err := s.get(s.opts.MetricsPath)
+			return err == nil && strings.Contains(body, strings.TrimSuffix(inProgress, "1")+"0"), nil
+		})
+	})
+	t.Run("standby", func(t *testing.T) {
+		d := csidriver.StartForTest(t, csidriver.Config{DriverName: testDriver, ControllerExpand: true})
+		client := newFakeAPI(append(resizeObjects(testDriver), heldLease())...)
+		s := startSidecar(t, newOptions(t, d, leaderFlags()...), fakeClients(client))
+		s.waitHTTP("/readyz", 200)
+		body := s.waitHTTP(s.opts.MetricsPath, 200)
+		if !strings.Contains(body, "go_goroutines ") {
+			t.Fatalf("metrics without the Go runtime: not the whole registry?\n%s", body)
+		}
+		if strings.Contains(body, "csi_resizer_claim") {
+			t.Errorf("a standby serves claims by state:\n%s", body)
+		}
+	})
+}
