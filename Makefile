@@ -18,6 +18,8 @@ SHELL := /bin/bash
 GO ?= go
 MODULE := github.com/csi-resizer/csi-resizer
 BINARY := csi-resizer
+# The kubectl plugin `kubectl csi-resizer explain` (pkg/explain).
+PLUGIN := kubectl-csi_resizer
 # Computed once; `make VERSION=v1.2.3 build` overrides it.
 ifndef VERSION
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
@@ -35,6 +37,7 @@ all: build
 # one the Dockerfile builds, whose context may lack .git.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)" -o bin/$(BINARY) ./cmd/$(BINARY)
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)" -o bin/$(PLUGIN) ./cmd/$(PLUGIN)
 
 # `make test` is the README's test command: checks, unit tests, then the
 # end-to-end suite against a real kube-apiserver and CSI mock driver. Each
@@ -50,11 +53,13 @@ test-unit: vet fmt-check license-check vendor-check
 	@echo "Total statement coverage of ./pkg/...:"
 	@$(GO) tool cover -func=_output/coverage.out | tail -1
 
-# The e2e suite runs the binary `make build` makes, as the Dockerfile does.
+# The e2e suite runs the binaries `make build` makes, as the Dockerfile does:
+# the resizer, and the kubectl plugin (E2E_EXPLAIN).
 test-e2e: build
 	tools="$$(hack/build-tools.sh)"; \
 	$(GO) build -o _output/csi-test-driver ./test/cmd/csi-test-driver; \
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" E2E_TEST_DRIVER="$(CURDIR)/_output/csi-test-driver" \
+		E2E_EXPLAIN="$(CURDIR)/bin/$(PLUGIN)" \
 		$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... 2>&1 | grep -v '^[IWE][0-9]\{4\} '
 
 # `make test-chaos` runs the resizer binary through faults (processes killed

@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package explain
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// Event reasons of the resizer: the upstream strings, as pkg/controller
+// emits them (a test pins them to its constants).
+const (
+	reasonResizing           = "Resizing"
+	reasonResizeFailed       = "VolumeResizeFailed"
+	reasonFileSystemRequired = "FileSystemResizeRequired"
+	reasonResizeSuccessful   = "VolumeResizeSuccessful"
+	reasonQuotaExceeded      = "VolumeResizeQuotaExceeded"
+	reasonModify             = "VolumeModify"
+	reasonModifySuccessful   = "VolumeModifySuccessful"
+	reasonModifyFailed       = "VolumeModifyFailed"
+	reasonModifyCanceled     = "VolumeModifyCanceled"
+)
+
+var (
+	resizeReasons = []string{reasonResizing, reasonResizeFailed, reasonFileSystemRequired, reasonResizeSuccessful, reasonQuotaExceeded}
+	modifyReasons = []string{reasonModify, reasonModifySuccessful, reasonModifyFailed, reasonModifyCanceled}
+)
+
+// SourceOf is the event source component of driver's resizer.
+func SourceOf(driver string) string { return "external-resizer " + driver }
+
+// ofClaim keeps the events of pvc itself (not of an earlier claim of the
+// same name), oldest first.
+func ofClaim(events []v1.Event, pvc *v1.PersistentVolumeClaim) []v1.Event {
+	var out []v1.Event
+	for _, e := range events {
+		ref := e.InvolvedObject
+		if ref.Kind == "PersistentVolumeClaim" && ref.Namespace == pvc.Namespace && ref.Name == pvc.Name &&
+			(ref.UID == "" || ref.UID == pvc.UID) {
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(out, compareEvents)
+	return out
+}
+
+// lastSeen is when an event was last seen: its last timestamp, else its
+// event time, else its creation.
+func lastSeen(e *v1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// compareEvents orders by last seen, then by resource version: times have
+// a resolution of a second, and an event seen again is written again,
+// with a higher version.
+func compareEvents(a, b v1.Event) int {
+	if c := lastSeen(&a).Compare(lastSeen(&b)); c != 0 {
+		return c
+	}
+	ra, errA := strconv.ParseUint(a.ResourceVersion, 10, 64)
+	rb, errB := strconv.ParseUint(b.ResourceVersion, 10, 64)
+	if errA != nil || errB != nil {
+		return strings.Compare(a.Name, b.Name)
+	}
+	switch {
+	case ra < rb:
+		return -1
+	case ra > rb:
+		return 1
+	}
+	return 0
+}
+
+// newestOf returns the newest event of driver's resizer with one of
+// reasons; nil when there is none.
+func newestOf(events []v1.Event, driver string, reasons []string) *v1.Event {
+	source := SourceOf(driver)
+	for i := len(events) - 1; i >= 0; i-- {
+		e := &events[i]
+		if e.Source.Component == source && slices.Contains(reasons, e.Reason) {
+			return e
+		}
+	}
+	return nil
+}
+
+// heldBackInUse reports whether e is the resizer's event of an expansion
+// held back because pods use the volume: ours says "currently in-use by
+// pod(s)" (offline-only driver) or "while a pod uses it" (FailedPrecondition),
+// upstream's "currently in-use".
+func heldBackInUse(e *v1.Event) bool {
+	if e == nil || e.Reason != reasonResizeFailed {
+		return false
+	}
+	m := strings.ToLower(e.Message)
+	return strings.Contains(m, "currently in-use") || strings.Contains(m, "while a pod uses it")
+}
+
+// eventsOf projects the newest max events, oldest first.
+func eventsOf(events []v1.Event, max int) []Event {
+	if len(events) > max {
+		events = events[len(events)-max:]
+	}
+	out := make([]Event, 0, len(events))
+	for i := range events {
+		e := &events[i]
+		out = append(out, Event{Last: lastSeen(e).UTC(), Type: e.Type, Reason: e.Reason,
+			Source: e.Source.Component, Message: e.Message, Count: e.Count})
+	}
+	return out
+}

@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package explain
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/csi-resizer/csi-resizer/pkg/controller"
+)
+
+// TestReasonsAreTheControllers pins the event reasons explain reads to
+// those the controller emits.
+func TestReasonsAreTheControllers(t *testing.T) {
+	for ours, theirs := range map[string]string{
+		reasonResizing: controller.ReasonResizing, reasonResizeFailed: controller.ReasonResizeFailed,
+		reasonFileSystemRequired: controller.ReasonFileSystemResizeRequired, reasonResizeSuccessful: controller.ReasonResizeSuccessful,
+		reasonQuotaExceeded: controller.ReasonQuotaExceeded, reasonModify: controller.ReasonModify,
+		reasonModifySuccessful: controller.ReasonModifySuccessful, reasonModifyFailed: controller.ReasonModifyFailed,
+		reasonModifyCanceled: controller.ReasonModifyCanceled,
+	} {
+		if ours != theirs {
+			t.Errorf("explain reads reason %q, the controller emits %q", ours, theirs)
+		}
+	}
+}
+
+func TestEventsOfTheClaimInOrder(t *testing.T) {
+	at := now.Add(-time.Minute)
+	failed := event(reasonResizeFailed, "uncertain", at)
+	resizing := event(reasonResizing, "resizing", at) // same second, written later
+	older := event(reasonResizing, "older", at.Add(-time.Minute))
+	earlierClaim := event(reasonResizeFailed, "of an earlier claim of the same name", at)
+	earlierClaim.InvolvedObject.UID = "uid-old"
+	otherSource := event(reasonResizing, "of another resizer", at.Add(time.Second))
+	otherSource.Source.Component = SourceOf("other.csi.example.com")
+	events := ofClaim([]v1.Event{*resizing, *failed, *earlierClaim, *otherSource, *older}, claim("1Gi", "1Gi"))
+	var messages []string
+	for _, e := range events {
+		messages = append(messages, e.Message)
+	}
+	if want := []string{"older", "uncertain", "resizing", "of another resizer"}; !slices.Equal(messages, want) {
+		t.Errorf("events = %q, want %q", messages, want)
+	}
+	if newest := newestOf(events, driver, resizeReasons); newest == nil || newest.Message != "resizing" {
+		t.Errorf("newest event of the resizer = %+v, want the one written last", newest)
+	}
+	if newest := newestOf(events, driver, modifyReasons); newest != nil {
+		t.Errorf("newest modify event = %+v, want none", newest)
+	}
+}
+
+func TestHeldBackInUse(t *testing.T) {
+	for _, tc := range []struct {
+		message string
+		want    bool
+	}{
+		{"unable to expand apps/data to 2Gi because CSI driver d only supports offline expansion and volume is currently in-use by pod(s) [app]; ...", true},
+		{`expand volume "pv-data" to 2Gi: rpc error: code = FailedPrecondition desc = mounted; the driver cannot expand the volume while a pod uses it: retried once no running pod uses the claim`, true},
+		{"Unable to expand apps/data because CSI driver d only supports offline expansion and volume is currently in-use", true},
+		{`expand volume "pv-data" to 2Gi: rpc error: code = Internal desc = no`, false},
+	} {
+		if got := heldBackInUse(event(reasonResizeFailed, tc.message, now)); got != tc.want {
+			t.Errorf("heldBackInUse(%q) = %v, want %v", tc.message, got, tc.want)
+		}
+	}
+	if heldBackInUse(event(reasonResizing, "currently in-use", now)) || heldBackInUse(nil) {
+		t.Error("an event that is no failure holds nothing back")
+	}
+}

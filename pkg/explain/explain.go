@@ -1,0 +1,233 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package explain tells an operator, in plain words, why a claim is where
+// it is: the state the resizer records (package claimstate, as the metric
+// csi_resizer_claims counts it), since when, who owns the next step, what
+// the resizer will do next and when (from the resizer's own decisions,
+// resize.Decide and modify.Decide, on the recorded state), and what the
+// user can do. It reads the claim, its PV, StorageClass and
+// VolumeAttributesClasses, its events, the pods of its namespace and the
+// resizer's Lease with get and list only (Gather), then explains them
+// without I/O (Explain), as text or JSON (Text, JSON).
+package explain
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
+	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+)
+
+// maxEvents bounds the events an explanation lists.
+const maxEvents = 10
+
+// Explain explains the objects read of one claim, at now.
+func Explain(o *Objects, now time.Time) Explanation {
+	x := Explanation{
+		At:           now.UTC(),
+		Claim:        claimOf(o.Claim),
+		Volume:       volumeOf(o.Volume),
+		StorageClass: storageClassOf(o),
+		Owner:        ownerOf(o),
+		Events:       eventsOf(o.Events, maxEvents),
+		Warnings:     o.Warnings,
+	}
+	if !x.Owner.Handled {
+		return x
+	}
+	f := newFacts(o, x.Owner.Driver, now)
+	x.Resizer = f.resizer
+	x.Operations = []Operation{f.expansion(), f.modification()}
+	x.Unknowns = f.unknowns(x.Operations)
+	return x
+}
+
+// facts are what the explanation of a handled claim's operations reads.
+type facts struct {
+	o        *Objects
+	pvc      *v1.PersistentVolumeClaim
+	pv       *v1.PersistentVolume
+	driver   string
+	resizer  *Resizer
+	settings Settings
+	now      time.Time
+	// users are the pods that may have the claim mounted.
+	users []string
+}
+
+func newFacts(o *Objects, driver string, now time.Time) *facts {
+	r := resizerOf(o, driver, now)
+	return &facts{o: o, pvc: o.Claim, pv: o.Volume, driver: driver, resizer: r, settings: r.Settings, now: now,
+		users: usersOf(o.Pods, o.Claim.Namespace, o.Claim.Name)}
+}
+
+// inUse is claimstate.InUse as far as the API shows it: pods may have the
+// claim mounted, and the resizer's newest expansion event says that it
+// holds the expansion back for them (whether the driver expands offline
+// only is not in the API).
+func (f *facts) inUse(string, string) bool {
+	return len(f.users) > 0 && heldBackInUse(newestOf(f.o.Events, f.driver, resizeReasons))
+}
+
+// usersOf are the names of the pods that use the claim namespace/name and
+// may have it mounted, as the resizer's pod tracker counts them (package
+// inuse; a test pins the two together).
+func usersOf(pods []v1.Pod, namespace, name string) []string {
+	var names []string
+	for i := range pods {
+		obj, _ := inuse.Transform(&pods[i])
+		p, ok := obj.(*inuse.Pod)
+		if !ok || p.Namespace != namespace || !mayMount(p) {
+			continue
+		}
+		if slices.Contains(p.Claims, name) {
+			names = append(names, p.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// mayMount is the rule of package inuse: a running pod, or a scheduled one
+// that has not finished.
+func mayMount(p *inuse.Pod) bool {
+	switch p.Phase {
+	case v1.PodSucceeded, v1.PodFailed:
+		return false
+	case v1.PodRunning:
+		return true
+	}
+	return p.Scheduled
+}
+
+// settle fills op from a step and the claimstate entry, and hands a step of
+// the resizer or its driver to nobody when no resizer runs.
+func (f *facts) settle(op *Operation, entry claimstate.Entry, inState bool, s step) {
+	if inState {
+		op.State = string(entry.State)
+		if !entry.Since.IsZero() {
+			since := entry.Since.UTC()
+			op.Since, op.SinceFrom = &since, string(entry.SinceFrom)
+		}
+	}
+	op.Summary, op.NextStepBy, op.Next, op.UserCan = s.summary, s.by, s.next, s.can
+	if f.resizer.Status == ResizerNotRunning && (s.by == ByResizer || s.by == ByDriver) {
+		op.NextStepBy = ByNobody
+		op.Next = fmt.Sprintf("No resizer is running for driver %s, so nothing happens until one runs. Then: %s", f.driver, s.next)
+	}
+}
+
+// step is what explain says about an operation in its state.
+type step struct {
+	summary, by, next string
+	can               []string
+}
+
+// unknowns are what the explanation of ops cannot know.
+func (f *facts) unknowns(ops []Operation) []string {
+	out := []string{"When exactly the resizer retries: its backoff and the last failure it remembers live in its memory, " +
+		"which the API does not show (a restarted resizer remembers none and tries at once)."}
+	if f.settings.From == defaultSettings().From {
+		out = append(out, fmt.Sprintf("The resizer's flags: explain could not read the pod that holds the Lease, so it assumes the defaults "+
+			"(--retry-interval-start=%s, --retry-interval-max=%s, RecoverVolumeExpansionFailure on).", f.settings.retryStart(), f.settings.retryMax()))
+	}
+	if f.resizer.Status == ResizerNotRunning && f.resizer.Holder == "" {
+		out = append(out, "A resizer started without --leader-election holds no Lease: explain cannot see it, and takes it for not running.")
+	}
+	if len(f.users) > 0 {
+		out = append(out, "Whether the driver expands volumes in use: explain reads it from the resizer's events, which expire (after an hour by default).")
+	}
+	if ops[1].State != StateNone || ops[1].Decision.Action != "none" {
+		out = append(out, "Whether the resizer modifies volumes at all: it does only when its driver advertises MODIFY_VOLUME and its gate "+
+			"VolumeAttributesClass is on, neither of which the API shows.")
+	}
+	return out
+}
+
+func claimOf(pvc *v1.PersistentVolumeClaim) Claim {
+	c := Claim{
+		Namespace:        pvc.Namespace,
+		Name:             pvc.Name,
+		Phase:            string(pvc.Status.Phase),
+		VolumeName:       pvc.Spec.VolumeName,
+		StorageClassName: ptr.Deref(pvc.Spec.StorageClassName, ""),
+		Request:          sizeOf(pvc.Spec.Resources.Requests),
+		Capacity:         sizeOf(pvc.Status.Capacity),
+		Allocated:        sizeOf(pvc.Status.AllocatedResources),
+		ResizeStatus:     string(pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage]),
+		Class:            ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""),
+		CurrentClass:     ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""),
+	}
+	if m := pvc.Status.ModifyVolumeStatus; m != nil {
+		c.ModifyStatus, c.ModifyTarget = string(m.Status), m.TargetVolumeAttributesClassName
+	}
+	return c
+}
+
+func volumeOf(pv *v1.PersistentVolume) *Volume {
+	if pv == nil {
+		return nil
+	}
+	v := &Volume{Name: pv.Name, Size: sizeOf(pv.Spec.Capacity), InTree: inTreeSource(pv), Class: ptr.Deref(pv.Spec.VolumeAttributesClassName, "")}
+	if pv.Spec.CSI != nil {
+		v.CSIDriver = pv.Spec.CSI.Driver
+	}
+	return v
+}
+
+func storageClassOf(o *Objects) *StorageClass {
+	name := ptr.Deref(o.Claim.Spec.StorageClassName, "")
+	switch {
+	case name == "":
+		return nil
+	case o.StorageClass != nil:
+		sc := o.StorageClass
+		return &StorageClass{Name: name, Exists: true, Provisioner: sc.Provisioner, AllowVolumeExpansion: ptr.Deref(sc.AllowVolumeExpansion, false)}
+	case o.StorageClassMissing:
+		return &StorageClass{Name: name}
+	}
+	return nil // unread: a warning says so
+}
+
+// sizeOf is the storage entry of list; "" when absent.
+func sizeOf(list v1.ResourceList) string {
+	q, ok := list[v1.ResourceStorage]
+	if !ok {
+		return ""
+	}
+	return q.String()
+}
+
+// size prints a quantity.
+func size(q resource.Quantity) string { return q.String() }
+
+// conditionMessage is the message of pvc's condition t when True; "" when
+// it has none.
+func conditionMessage(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) string {
+	for _, c := range pvc.Status.Conditions {
+		if c.Type == t && c.Status == v1.ConditionTrue {
+			return c.Message
+		}
+	}
+	return ""
+}
