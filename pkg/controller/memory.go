@@ -27,14 +27,16 @@ import (
 )
 
 // memory is what the controller keeps between syncs of a claim: the last
-// failure of each operation (for the decisions) and the objects it wrote
-// last, which may be
-// newer than the informer cache for a moment after each write. Entries go
-// when the claim is deleted; written objects go once the cache catches up.
+// failure of each operation (for the decisions), the class the driver
+// applied but the claim does not record yet, and the objects it wrote last,
+// which may be newer than the informer cache for a moment after each write.
+// Entries go when the claim is deleted; written objects go once the cache
+// catches up.
 type memory struct {
 	mu       sync.Mutex
 	failures map[string]resize.Failure
 	modifies map[string]modify.Failure
+	applied  map[string]string
 	claims   map[string]*v1.PersistentVolumeClaim
 	volumes  map[string]*v1.PersistentVolume
 }
@@ -43,6 +45,7 @@ func newMemory() *memory {
 	return &memory{
 		failures: map[string]resize.Failure{},
 		modifies: map[string]modify.Failure{},
+		applied:  map[string]string{},
 		claims:   map[string]*v1.PersistentVolumeClaim{},
 		volumes:  map[string]*v1.PersistentVolume{},
 	}
@@ -60,7 +63,20 @@ func (m *memory) setModifyFailure(key string, f modify.Failure) { store(m, m.mod
 
 func (m *memory) clearModifyFailure(key string) { drop(m, m.modifies, key) }
 
-// lookup returns a copy of the failure remembered for key in failures.
+// appliedClass is the class the driver applied to the claim's volume last,
+// while writing it down has not succeeded yet; "" when none.
+func (m *memory) appliedClass(key string) string {
+	if c := lookup(m, m.applied, key); c != nil {
+		return *c
+	}
+	return ""
+}
+
+func (m *memory) setAppliedClass(key, class string) { store(m, m.applied, key, class) }
+
+func (m *memory) clearAppliedClass(key string) { drop(m, m.applied, key) }
+
+// lookup returns a copy of what is remembered for key in failures.
 func lookup[F any](m *memory, failures map[string]F, key string) *F {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -122,6 +138,7 @@ func (m *memory) forget(key string) {
 	defer m.mu.Unlock()
 	delete(m.failures, key)
 	delete(m.modifies, key)
+	delete(m.applied, key)
 	delete(m.claims, key)
 }
 
@@ -136,7 +153,7 @@ func (m *memory) forgetVolume(name string) {
 func (m *memory) size() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.failures) + len(m.modifies) + len(m.claims) + len(m.volumes)
+	return len(m.failures) + len(m.modifies) + len(m.applied) + len(m.claims) + len(m.volumes)
 }
 
 type versioned interface {

@@ -137,12 +137,21 @@ func (c *Controller) modify(ctx context.Context, key string, pvc *v1.PersistentV
 		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModify,
 			fmt.Sprintf("external resizer is modifying volume %s with vac %s", pvc.Name, d.Target))
 	}
-	parameters := modify.Parameters(vac.Parameters, pvc.Namespace, pvc.Name, pv.Name, c.ExtraModifyMetadata)
-	if err := c.Modifier.Modify(ctx, pv, parameters, secrets); err != nil {
-		return c.modifyFailed(ctx, key, pvc, pv, d.Target, err, start)
+	// A class the driver applied in an earlier attempt of this process,
+	// whose writes failed, is not sent again: only the writes are retried.
+	if c.memory.appliedClass(key) != d.Target {
+		parameters := modify.Parameters(vac.Parameters, pvc.Namespace, pvc.Name, pv.Name, c.ExtraModifyMetadata)
+		if err := c.Modifier.Modify(ctx, pv, parameters, secrets); err != nil {
+			return c.modifyFailed(ctx, key, pvc, pv, d.Target, err, start)
+		}
+		c.memory.clearModifyFailure(key)
+		c.memory.setAppliedClass(key, d.Target)
 	}
-	c.memory.clearModifyFailure(key)
-	return 0, c.recordModified(ctx, key, pvc, pv, d.Target, start)
+	if err := c.recordModified(ctx, key, pvc, pv, d.Target, start); err != nil {
+		return 0, err
+	}
+	c.memory.clearAppliedClass(key)
+	return 0, nil
 }
 
 // recordModified writes a successful modification: the PV's class first,
