@@ -136,7 +136,7 @@ func (c *claimsCollector) tally() tally {
 	return t
 }
 
-// volume returns the cached PV name, nil when it is not cached.
+// volume returns the cached PV of that name, nil when it is not cached.
 func (c *claimsCollector) volume(name string) *slim.Volume {
 	if name == "" {
 		return nil
