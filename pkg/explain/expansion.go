@@ -19,6 +19,7 @@ package explain
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -43,7 +44,7 @@ func (f *facts) expansion() Operation {
 	op := Operation{Operation: string(claimstate.Resize), State: StateNone, Decision: Decision{
 		Action: x.d.Action.String(), Target: quantityOrEmpty(x.d.Target), Reason: x.d.Reason}}
 	if x.d.RetryAfter > 0 {
-		op.Decision.RetryAfter = x.d.RetryAfter.String()
+		op.Decision.RetryAfter = x.d.RetryAfter.Round(time.Second).String()
 	}
 	entry, inState := claimstate.ResizeOf(slim.NewClaim(f.pvc), f.inUse)
 	f.settle(&op, entry, inState, x.step(entry.State, inState))
@@ -141,7 +142,7 @@ func (x expansion) inProgress() step {
 		s.next = fmt.Sprintf("The driver is expanding the volume to %s: the resizer called it %s (event %s) and records its answer.",
 			target, ago(lastSeen(newest), x.now), reasonResizing)
 	case newest != nil && newest.Reason == reasonResizeFailed:
-		s.summary += " Its last call got no final answer: " + newest.Message
+		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
 		s.by = ByResizer
 		s.next = x.retryWithBackoff(fmt.Sprintf("for %s, which is finished before any other size, whatever the request says meanwhile", target))
 	default:
@@ -198,11 +199,20 @@ func (x expansion) lowerAdvice(s *step) []string {
 		return []string{fmt.Sprintf("Lower the request to between %s (exclusive, the current capacity) and %s (exclusive): the resizer then expands to that size.",
 			size(above), size(below))}
 	case !x.s.Recovery:
-		s.summary += " A lower request is not followed: the resizer runs with the feature gate RecoverVolumeExpansionFailure off."
+		s.summary = sentences(s.summary, "A lower request is not followed: the resizer runs with the feature gate RecoverVolumeExpansionFailure off.")
 	case x.s.PVSize.Cmp(target) >= 0:
-		s.summary += fmt.Sprintf(" A lower request does not help: the volume is already %s.", size(x.s.PVSize))
+		s.summary = sentences(s.summary, fmt.Sprintf("A lower request does not help: the volume is already %s.", size(x.s.PVSize)))
 	}
 	return nil
+}
+
+// sentences appends sentence b to a, ending a with a full stop first.
+func sentences(a, b string) string {
+	a = strings.TrimSpace(a)
+	if !strings.HasSuffix(a, ".") {
+		a += "."
+	}
+	return a + " " + b
 }
 
 // waitingInUse: the resizer holds the expansion back while pods use it.
@@ -252,7 +262,7 @@ func (x expansion) nodeInfeasible() step {
 	}
 	s.by = ByUser
 	s.next = "Nothing, until the request asks for another size."
-	s.can = x.lowerAdvice(&s)
+	s.can = append(x.lowerAdvice(&s), "Raise the request to a larger size: the resizer expands the volume to it, and kubelet tries again.")
 	return s
 }
 

@@ -178,7 +178,7 @@ func TestExplainResize(t *testing.T) {
 				condition(v1.PersistentVolumeClaimNodeResizeError, t1, "resize2fs: no space")),
 		},
 		want: want{state: "node_infeasible", by: ByUser, action: "none", since: t1,
-			says: []string{"kubelet found 2Gi infeasible on the node: resize2fs: no space", "A lower request does not help: the volume is already 2Gi", "Nothing, until the request asks for another size"}},
+			says: []string{"kubelet found 2Gi infeasible on the node: resize2fs: no space", "A lower request does not help: the volume is already 2Gi", "Nothing, until the request asks for another size", "Raise the request to a larger size"}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -36,6 +37,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
 
 // maxEvents bounds the events an explanation lists.
@@ -133,8 +135,16 @@ func (f *facts) settle(op *Operation, entry claimstate.Entry, inState bool, s st
 	op.Summary, op.NextStepBy, op.Next, op.UserCan = s.summary, s.by, s.next, s.can
 	if f.resizer.Status == ResizerNotRunning && (s.by == ByResizer || s.by == ByDriver) {
 		op.NextStepBy = ByNobody
-		op.Next = fmt.Sprintf("No resizer is running for driver %s, so nothing happens until one runs. Then: %s", f.driver, s.next)
+		op.Next = fmt.Sprintf("No resizer is running for driver %s, so nothing happens until one runs; then %s", f.driver, lowerFirst(s.next))
 	}
+}
+
+// lowerFirst continues a sentence with s.
+func lowerFirst(s string) string {
+	if s == "" || !unicode.IsUpper(rune(s[0])) {
+		return s
+	}
+	return string(unicode.ToLower(rune(s[0]))) + s[1:]
 }
 
 // step is what explain says about an operation in its state.
@@ -151,10 +161,10 @@ func (f *facts) unknowns(ops []Operation) []string {
 		out = append(out, fmt.Sprintf("The resizer's flags: explain could not read the pod that holds the Lease, so it assumes the defaults "+
 			"(--retry-interval-start=%s, --retry-interval-max=%s, RecoverVolumeExpansionFailure on).", f.settings.retryStart(), f.settings.retryMax()))
 	}
-	if f.resizer.Status == ResizerNotRunning && f.resizer.Holder == "" {
+	if f.resizer.Status == ResizerNotRunning && len(f.o.Leases) == 0 {
 		out = append(out, "A resizer started without --leader-election holds no Lease: explain cannot see it, and takes it for not running.")
 	}
-	if len(f.users) > 0 {
+	if len(f.users) > 0 && ops[0].Decision.Action == resize.Expand.String() {
 		out = append(out, "Whether the driver expands volumes in use: explain reads it from the resizer's events, which expire (after an hour by default).")
 	}
 	if ops[1].State != StateNone || ops[1].Decision.Action != "none" {

@@ -84,9 +84,15 @@ func resizerOf(o *Objects, driver string, now time.Time) *Resizer {
 		return r
 	}
 	l := freshest(o.Leases)
-	if l == nil {
+	switch {
+	case l == nil && len(o.Leases) > 0:
+		r.Status, r.Namespace = ResizerNotRunning, o.Leases[0].Namespace
+		r.Summary = fmt.Sprintf("no resizer is running for driver %s: no replica holds its Lease %s/%s (the last leader released it when it stopped)",
+			driver, r.Namespace, r.Lease)
+		return r
+	case l == nil:
 		r.Status = ResizerNotRunning
-		r.Summary = fmt.Sprintf("no resizer is running for driver %s: no replica holds a Lease %s%s", driver, r.Lease, where(o.Request.ResizerNamespace))
+		r.Summary = fmt.Sprintf("no resizer is running for driver %s: there is no Lease %s%s", driver, r.Lease, where(o.Request.ResizerNamespace))
 		return r
 	}
 	r.Namespace, r.Holder = l.Namespace, ptr.Deref(l.Spec.HolderIdentity, "")

@@ -64,16 +64,16 @@ func TestExplainResizer(t *testing.T) {
 		says: "running: csi-ebs-controller-0_1a2b3c4d leads",
 	}, {
 		name: "no lease", status: ResizerNotRunning, by: ByNobody,
-		says: "no resizer is running for driver ebs.csi.example.com: no replica holds a Lease external-resizer-ebs-csi-example-com in any namespace",
+		says: "no resizer is running for driver ebs.csi.example.com: there is no Lease external-resizer-ebs-csi-example-com in any namespace",
 	}, {
 		name: "no lease in the namespace given", req: Request{ResizerNamespace: "storage"}, lease: freshLease(), status: ResizerNotRunning, by: ByNobody,
-		says: `no replica holds a Lease external-resizer-ebs-csi-example-com in namespace "storage"`,
+		says: `there is no Lease external-resizer-ebs-csi-example-com in namespace "storage"`,
 	}, {
 		name: "a stale lease", lease: lease(now.Add(-time.Minute)), status: ResizerNotRunning, by: ByNobody,
 		says: "no resizer is running for driver ebs.csi.example.com: csi-ebs-controller-0_1a2b3c4d holds the Lease kube-system/external-resizer-ebs-csi-example-com but last renewed it 1m ago",
 	}, {
 		name: "a released lease", lease: released, status: ResizerNotRunning, by: ByNobody,
-		says: "no replica holds a Lease",
+		says: "no replica holds its Lease kube-system/external-resizer-ebs-csi-example-com (the last leader released it when it stopped)",
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +89,7 @@ func TestExplainResizer(t *testing.T) {
 			if op.NextStepBy != tc.by {
 				t.Errorf("next step by %s, want %s", op.NextStepBy, tc.by)
 			}
-			if tc.by == ByNobody && !strings.HasPrefix(op.Next, "No resizer is running for driver ebs.csi.example.com, so nothing happens until one runs. Then: The resizer records") {
+			if tc.by == ByNobody && !strings.HasPrefix(op.Next, "No resizer is running for driver ebs.csi.example.com, so nothing happens until one runs; then the resizer records") {
 				t.Errorf("next = %q", op.Next)
 			}
 		})

@@ -18,6 +18,7 @@ package explain
 
 import (
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -42,7 +43,7 @@ func (f *facts) modification() Operation {
 	op := Operation{Operation: string(claimstate.Modify), State: StateNone,
 		Decision: Decision{Action: m.d.Action.String(), Target: m.d.Target, Reason: m.d.Reason}}
 	if m.d.RetryAfter > 0 {
-		op.Decision.RetryAfter = m.d.RetryAfter.String()
+		op.Decision.RetryAfter = m.d.RetryAfter.Round(time.Second).String()
 	}
 	entry, inState := claimstate.ModifyOf(slim.NewClaim(f.pvc))
 	f.settle(&op, entry, inState, m.step())
@@ -180,7 +181,7 @@ func (m modification) unfinished() step {
 		s.by = ByDriver
 		s.next = fmt.Sprintf("The driver is applying class %q: the resizer called it %s (event %s) and records its answer.", t, ago(lastSeen(newest), m.now), reasonModify)
 	case newest != nil && newest.Reason == reasonModifyFailed:
-		s.summary += " Its last call got no final answer: " + newest.Message
+		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
 		s.by, s.next = ByResizer, retry
 	default:
 		s.by, s.next = ByResizer, retry

@@ -127,7 +127,10 @@ func (t *textWriter) operation(op Operation) {
 	t.line("  ", "State:", t.state(op))
 	t.line("  ", "What:", op.Summary)
 	t.line("  ", "Next step:", stepBy(op.NextStepBy))
-	t.line("  ", "Then:", op.Next)
+	quiet := op.State == StateNone && op.NextStepBy == ByNone
+	if !quiet {
+		t.line("  ", "Then:", op.Next)
+	}
 	for i, can := range op.UserCan {
 		label := ""
 		if i == 0 {
@@ -135,7 +138,9 @@ func (t *textWriter) operation(op Operation) {
 		}
 		t.line("  ", label, can)
 	}
-	t.line("  ", "Decision:", decisionLine(op))
+	if !quiet {
+		t.line("  ", "Decision:", decisionLine(op))
+	}
 }
 
 func (t *textWriter) state(op Operation) string {

@@ -46,7 +46,11 @@ var (
 	// rbac.yaml but the one on volumeattributesclasses, for the runs with
 	// volume modification off.
 	kubeconfigWithoutClasses string
-	counter                  atomic.Int32
+	// kubeconfigExplain is that of an operator who runs `kubectl
+	// csi-resizer explain`: get and list only, as the ClusterRole of
+	// deploy/kubernetes/explain-rbac.yaml, which the explain tests bind.
+	kubeconfigExplain string
+	counter           atomic.Int32
 )
 
 // resizerNamespace holds the resizer's ServiceAccount and Lease.
@@ -71,8 +75,9 @@ func run(m *testing.M) int {
 	resizer := framework.ServiceAccount(resizerNamespace, "csi-resizer")
 	const withoutClassesName = "csi-resizer-without-classes"
 	withoutClasses := framework.ServiceAccount(resizerNamespace, withoutClassesName)
+	explainer := framework.ServiceAccount(resizerNamespace, explainerName)
 	ctx := context.Background()
-	cluster, err = framework.StartCluster(ctx, tools, dir, resizer, withoutClasses)
+	cluster, err = framework.StartCluster(ctx, tools, dir, resizer, withoutClasses, explainer)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: start control plane:", err)
 		return 1
@@ -91,6 +96,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	if kubeconfigWithoutClasses, err = cluster.WriteKubeconfig("resizer-without-classes", withoutClasses); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	if kubeconfigExplain, err = cluster.WriteKubeconfig("explain", explainer); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
