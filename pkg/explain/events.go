@@ -109,15 +109,23 @@ func newestOf(events []v1.Event, driver string, reasons []string) *v1.Event {
 }
 
 // heldBackInUse reports whether e is the resizer's event of an expansion
-// held back because pods use the volume: ours says "currently in-use by
-// pod(s)" (offline-only driver) or "while a pod uses it" (FailedPrecondition),
-// upstream's "currently in-use".
+// held back because pods use the volume and the driver expands offline
+// only: ours and upstream's say "only supports offline expansion". The
+// metrics count such a claim as waiting_in_use, and so does explain; a
+// driver that expands online but answered FailedPrecondition leaves the
+// claim in controller_error for both (see inUseRefused).
 func heldBackInUse(e *v1.Event) bool {
+	return e != nil && e.Reason == reasonResizeFailed && strings.Contains(strings.ToLower(e.Message), "only supports offline expansion")
+}
+
+// inUseRefused reports whether e is the resizer's event of a driver that
+// refused to expand a volume in use (FailedPrecondition), or of the
+// expansion held back after that answer.
+func inUseRefused(e *v1.Event) bool {
 	if e == nil || e.Reason != reasonResizeFailed {
 		return false
 	}
-	m := strings.ToLower(e.Message)
-	return strings.Contains(m, "currently in-use") || strings.Contains(m, "while a pod uses it")
+	return strings.Contains(e.Message, "while a pod uses it") || strings.Contains(e.Message, "answered FailedPrecondition")
 }
 
 // eventsOf projects the newest max events, oldest first.

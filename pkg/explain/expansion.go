@@ -165,6 +165,10 @@ func (x expansion) failed() step {
 	s.next = fmt.Sprintf("The resizer tries again with backoff (up to --retry-interval-max %s), at the request as it is then: %s now.",
 		x.settings.retryMax(), size(x.d.Target))
 	s.can = append(x.lowerAdvice(&s), "Fix what the driver reports: the next attempt picks it up.")
+	if len(x.users) > 0 && inUseRefused(newestOf(x.o.Events, x.driver, resizeReasons)) {
+		s.can = append([]string{fmt.Sprintf("Delete pod(s) %s, or scale their workload down: the driver said it cannot expand the volume while a pod uses it.",
+			strings.Join(x.users, ", "))}, s.can...)
+	}
 	return s
 }
 
