@@ -64,6 +64,7 @@ type ReadError struct {
 	Err error
 }
 
+// Error says what could not be read and why.
 func (e *ReadError) Error() string {
 	switch {
 	case apierrors.IsNotFound(e.Err):
@@ -76,6 +77,7 @@ func (e *ReadError) Error() string {
 	return fmt.Sprintf("read %s: %v", e.what(), e.Err)
 }
 
+// Unwrap returns the API server's error.
 func (e *ReadError) Unwrap() error { return e.Err }
 
 // Forbidden reports whether the API server refused the read for lack of a
