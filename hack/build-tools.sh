@@ -14,8 +14,9 @@
 # limitations under the License.
 
 # build-tools.sh builds the real components of the end-to-end suite from the
-# pinned tools module (test/tools): etcd, kube-apiserver, the CSI mock driver,
-# and helm. Usage: build-tools.sh [tool...] (default: all four).
+# pinned tools module (test/tools): etcd, kube-apiserver, the CSI mock driver;
+# and helm and promtool at their pinned releases. Usage: build-tools.sh
+# [tool...] (default: all five).
 #
 # Each tool is cached in a folder of its own, keyed by the Kubernetes version
 # and a hash of what goes into that tool only (a change to the CSI mock does
@@ -30,7 +31,9 @@ cd "$root/test/tools"
 cache="${TOOLS_CACHE:-$root/_output/tools}"
 version="$(awk '$1 == "k8s.io/kubernetes" {print $2}' go.mod)"
 helm_version=v3.22.0
-all=(etcd kube-apiserver csi-mock helm)
+# Prometheus v3.16.0: its Go module is tagged v0.316.0 (v0.3xx.y is 3.xx.y).
+promtool_version=v0.316.0
+all=(etcd kube-apiserver csi-mock helm promtool)
 tools=("${@:-${all[@]}}")
 
 # inputs prints what a tool is built from: the module pins, its own sources,
@@ -42,6 +45,7 @@ inputs() {
 	etcd | csi-mock) cat "cmd/$name"/*.go ;;
 	kube-apiserver) ;;
 	helm) echo "$helm_version" ;;
+	promtool) echo "$promtool_version" ;;
 	*)
 		echo "build-tools: unknown tool $name (known: ${all[*]})" >&2
 		return 1
@@ -54,6 +58,7 @@ minutes() {
 	case "$1" in
 	kube-apiserver) echo 7 ;;
 	helm) echo 3 ;;
+	promtool) echo 5 ;;
 	*) echo 1 ;;
 	esac
 }
@@ -93,9 +98,10 @@ alive() {
 }
 
 # The tools of the module are built by one go build, which compiles the
-# packages they share once and keeps both cores busy to the end. helm is
-# not part of the tools module: its own go.mod pins its own Kubernetes
-# libraries, so it is installed at its pinned release.
+# packages they share once and keeps both cores busy to the end. helm and
+# promtool are not part of the tools module: their own go.mod files pin their
+# own libraries (Kubernetes', Prometheus'), so each is installed at its pinned
+# release.
 build_module_tools() {
 	local staging pkgs=()
 	for name in "$@"; do
@@ -121,6 +127,20 @@ build_helm() {
 	rmdir "$dir/bin"
 }
 
+# promtool checks and unit-tests the chart's alerting rules. remove_all_sd
+# leaves out Prometheus' service discoveries (cloud SDKs, Kubernetes' client),
+# which rule checks do not use: it halves the build.
+build_promtool() {
+	local dir
+	dir="$(tool_dir promtool)"
+	mkdir -p "$dir"
+	alive promtool env GOBIN="$dir/bin" GOFLAGS=-buildvcs=false go install -trimpath -tags remove_all_sd \
+		-ldflags "-s -w -X github.com/prometheus/common/version.Version=3.${promtool_version#v0.3}" \
+		"github.com/prometheus/prometheus/cmd/promtool@$promtool_version"
+	mv "$dir/bin/promtool" "$dir/promtool"
+	rmdir "$dir/bin"
+}
+
 # One run builds at a time; a run that waited finds the tools built.
 mkdir -p "$cache"
 exec {lock}>"$cache/.lock"
@@ -130,7 +150,7 @@ for name in "${tools[@]}"; do
 	if [[ ! -x "$(tool_dir "$name")/$name" ]]; then
 		missing+=("$name")
 		total=$((total + $(minutes "$name")))
-		[[ "$name" == helm ]] || module+=("$name")
+		[[ "$name" == helm || "$name" == promtool ]] || module+=("$name")
 	fi
 done
 if ((${#missing[@]} > 0)); then
@@ -141,6 +161,9 @@ if ((${#module[@]} > 0)); then
 fi
 if [[ " ${missing[*]} " == *" helm "* ]]; then
 	build_helm
+fi
+if [[ " ${missing[*]} " == *" promtool "* ]]; then
+	build_promtool
 fi
 exec {lock}>&-
 

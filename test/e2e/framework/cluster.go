@@ -31,7 +31,7 @@ import (
 
 // Tools are the binaries the suite runs.
 type Tools struct {
-	Etcd, APIServer, CSIMock, Helm, Resizer string
+	Etcd, APIServer, CSIMock, Helm, Promtool, Resizer string
 }
 
 // ToolsFromEnv finds the binaries: E2E_TOOLS_DIR (built by
@@ -47,10 +47,11 @@ func ToolsFromEnv() (Tools, error) {
 		APIServer: filepath.Join(dir, "kube-apiserver"),
 		CSIMock:   filepath.Join(dir, "csi-mock"),
 		Helm:      filepath.Join(dir, "helm"),
+		Promtool:  filepath.Join(dir, "promtool"),
 		Resizer:   resizer,
 	}
-	// helm is only needed by the chart tests (make demo does not build it);
-	// they fail on their own, naming it, when it is missing.
+	// helm and promtool are only needed by the chart tests (make demo builds
+	// neither); they fail on their own, naming the tool, when it is missing.
 	for _, bin := range []string{t.Etcd, t.APIServer, t.CSIMock, t.Resizer} {
 		if _, err := os.Stat(bin); err != nil {
 			return Tools{}, fmt.Errorf("missing binary: %w", err)
