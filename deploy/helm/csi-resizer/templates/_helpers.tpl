@@ -72,3 +72,35 @@ ServiceMonitor (which scrapes through it). Renders "true" or nothing.
 true
 {{- end -}}
 {{- end -}}
+
+{{/*
+Labels that select this resizer's series in Prometheus, for the alerts:
+monitoring.prometheusRule.selector, else the namespace and container labels
+the Prometheus Operator gives the targets of a ServiceMonitor or PodMonitor.
+Equality matchers only, so that absent() and the aggregations carry the same
+labels and an alert keeps its identity when its series come and go.
+*/}}
+{{- define "csi-resizer.ruleSelector" -}}
+{{- $sel := .Values.monitoring.prometheusRule.selector | default (dict "namespace" .Release.Namespace "container" "csi-resizer") -}}
+{{- range $k, $v := $sel }}
+{{- if not (regexMatch "^[a-zA-Z_][a-zA-Z0-9_]*$" $k) }}
+{{- fail (printf "monitoring.prometheusRule.selector: %q is not a Prometheus label name." $k) }}
+{{- end }}
+{{- end }}
+{{- toJson $sel -}}
+{{- end -}}
+
+{{/* The selector as PromQL matchers: container="csi-resizer",namespace="x". */}}
+{{- define "csi-resizer.ruleMatchers" -}}
+{{- $sel := include "csi-resizer.ruleSelector" . | fromJson -}}
+{{- $out := list -}}
+{{- range $k := keys $sel | sortAlpha }}
+{{- $out = append $out (printf "%s=%q" $k (toString (get $sel $k))) }}
+{{- end }}
+{{- join "," $out -}}
+{{- end -}}
+
+{{/* The selector's label names, for by (...): container, namespace. */}}
+{{- define "csi-resizer.ruleGroupBy" -}}
+{{- include "csi-resizer.ruleSelector" . | fromJson | keys | sortAlpha | join ", " -}}
+{{- end -}}
