@@ -234,9 +234,9 @@ func TestModificationFailureEvents(t *testing.T) {
 		{name: "intent write fails", failRes: "persistentvolumeclaims", failNth: 1, want: []string{
 			warnModify + `modify volume "pv-a" to class "gold": record the intent in the claim: patch status of claim default/a: etcd is down; retried with backoff; the driver is not called before`}},
 		{name: "PV write fails", failRes: "persistentvolumes", failNth: 1, want: []string{evModifyGold,
-			warnModify + `modify volume "pv-a" to class "gold": record the applied class in the PV: patch volume pv-a: etcd is down; retried with backoff (the driver is called with class "gold" again)`}},
+			warnModify + `modify volume "pv-a" to class "gold": record the applied class in the PV: patch volume pv-a: etcd is down; retried with backoff, the writes only: the driver has applied class "gold"`}},
 		{name: "claim write after success fails", failRes: "persistentvolumeclaims", failNth: 2, want: []string{evModifyGold,
-			warnModify + `modify volume "pv-a" to class "gold": record the applied class in the claim: patch status of claim default/a: etcd is down; retried with backoff (the driver is called with class "gold" again)`}},
+			warnModify + `modify volume "pv-a" to class "gold": record the applied class in the claim: patch status of claim default/a: etcd is down; retried with backoff, the writes only: the driver has applied class "gold"`}},
 		{name: "recording the failure fails", answer: status.Error(codes.Internal, "backend busy"), failRes: "persistentvolumeclaims", failNth: 2, want: []string{evModifyGold,
 			warnModify + `modify volume "pv-a" to class "gold": rpc error: code = Internal desc = backend busy; retried with backoff, at the class the spec names then`,
 			warnModify + `modify volume "pv-a" to class "gold": record the failure in the claim: patch status of claim default/a: etcd is down; retried with backoff`}},

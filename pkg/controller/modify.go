@@ -157,7 +157,7 @@ func (c *Controller) modify(ctx context.Context, key string, pvc *v1.PersistentV
 // recordModified writes a successful modification: the PV's class first,
 // so that a claim never says more than its volume, then the claim.
 func (c *Controller) recordModified(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, start time.Time) error {
-	again := fmt.Sprintf("retried with backoff (the driver is called with class %q again)", target)
+	again := fmt.Sprintf("retried with backoff, the writes only: the driver has applied class %q", target)
 	if _, err := c.patchVolume(ctx, pv, claimstatus.Classed(pv, target)); err != nil {
 		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": record the applied class in the PV", again)
 	}
