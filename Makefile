@@ -112,15 +112,11 @@ test-fuzz:
 # It builds only what it runs (not helm, not the kubectl plugin), and the demo
 # program with the resizer's flags, so that the packages they share are
 # compiled once.
-# The tools' build starts first and downloads its modules while the
-# resizer compiles.
 demo:
-	@echo "make demo: builds the resizer and (once, cached) etcd, kube-apiserver and the CSI mock from the Go module proxy: the first run takes about 12 minutes on 2 cores, later runs under a minute"
-	@mkdir -p _output
-	hack/build-tools.sh etcd kube-apiserver csi-mock > _output/demo-tools & tools_pid=$$!; \
-	$(MAKE) --no-print-directory resizer; \
-	wait $$tools_pid; \
-	E2E_TOOLS_DIR="$$(cat _output/demo-tools)" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" CGO_ENABLED=0 $(GO) run -trimpath ./test/demo $(DEMO_ARGS)
+	@echo "make demo: builds the resizer, then (once, cached) etcd, kube-apiserver and the CSI mock from the Go module proxy: the first run takes about 12 minutes on 2 cores, later runs under a minute"
+	@$(MAKE) --no-print-directory resizer
+	tools="$$(hack/build-tools.sh etcd kube-apiserver csi-mock)"; \
+	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" CGO_ENABLED=0 $(GO) run -trimpath ./test/demo $(DEMO_ARGS)
 
 # `make bench` measures what the resizer costs (docs/benchmarks.md): N claims
 # grown at once and N claims changing VolumeAttributesClass at once, each at
