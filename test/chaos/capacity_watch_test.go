@@ -49,10 +49,10 @@ type capacityWatch struct {
 
 // watchCapacities starts the watch and waits for its first list.
 func watchCapacities(ctx context.Context, c kubernetes.Interface) (*capacityWatch, error) {
-	ctx, stop := context.WithCancel(ctx)
-	w := &capacityWatch{highest: map[string]int64{}, stop: stop}
+	w := &capacityWatch{highest: map[string]int64{}}
 	pvs := c.CoreV1().PersistentVolumes()
-	w.informer = cache.NewSharedIndexInformer(&cache.ListWatch{
+	var err error
+	w.informer, w.stop, err = startWatch(ctx, &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			w.count(&w.lists)
 			return pvs.List(ctx, opts)
@@ -61,18 +61,9 @@ func watchCapacities(ctx context.Context, c kubernetes.Interface) (*capacityWatc
 			w.count(&w.watches)
 			return pvs.Watch(ctx, opts)
 		},
-	}, &v1.PersistentVolume{}, 0, cache.Indexers{})
-	if _, err := w.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { w.see(obj) },
-		UpdateFunc: func(_, obj any) { w.see(obj) },
-	}); err != nil {
-		stop()
+	}, &v1.PersistentVolume{}, w.see, "PV")
+	if err != nil {
 		return nil, err
-	}
-	go w.informer.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), w.informer.HasSynced) {
-		stop()
-		return nil, fmt.Errorf("PV watch did not sync")
 	}
 	return w, nil
 }

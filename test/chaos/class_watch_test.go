@@ -62,29 +62,19 @@ type classWatch struct {
 // watchClasses starts the watch of the claims of namespace ns and waits for
 // its first list.
 func watchClasses(ctx context.Context, c kubernetes.Interface, ns string) (*classWatch, error) {
-	ctx, stop := context.WithCancel(ctx)
 	w := newClassWatch()
-	w.stop = stop
 	pvcs := c.CoreV1().PersistentVolumeClaims(ns)
-	w.informer = cache.NewSharedIndexInformer(&cache.ListWatch{
+	var err error
+	w.informer, w.stop, err = startWatch(ctx, &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return pvcs.List(ctx, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			return pvcs.Watch(ctx, opts)
 		},
-	}, &v1.PersistentVolumeClaim{}, 0, cache.Indexers{})
-	if _, err := w.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { w.see(obj) },
-		UpdateFunc: func(_, obj any) { w.see(obj) },
-	}); err != nil {
-		stop()
+	}, &v1.PersistentVolumeClaim{}, w.see, "claim")
+	if err != nil {
 		return nil, err
-	}
-	go w.informer.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), w.informer.HasSynced) {
-		stop()
-		return nil, fmt.Errorf("claim watch did not sync")
 	}
 	return w, nil
 }
