@@ -29,7 +29,7 @@ LDFLAGS := -s -w -X $(MODULE)/pkg/version.Version=$(VERSION)
 IMAGE ?= csi-resizer
 IMAGE_TAG ?= $(VERSION)
 
-.PHONY: all build resizer plugin bench demo test test-unit test-e2e test-chaos test-fuzz vet fmt-check vendor-check license-check container clean
+.PHONY: all build resizer plugin bench demo test test-unit test-e2e test-chaos test-fuzz vet fmt-check vendor-check deps-check license-check container clean
 
 all: build
 
@@ -51,7 +51,7 @@ test:
 	@start=$$SECONDS; $(MAKE) --no-print-directory test-e2e; echo "end-to-end suite took $$((SECONDS - start))s (tools build included)"
 
 # The order matters only for reading the output: cheap checks fail first.
-test-unit: vet fmt-check license-check vendor-check
+test-unit: vet fmt-check license-check vendor-check deps-check
 	mkdir -p _output
 	$(GO) test -race -coverpkg=./pkg/... -coverprofile=_output/coverage.out ./...
 	@echo "Total statement coverage of ./pkg/...:"
@@ -150,6 +150,11 @@ license-check:
 
 vendor-check:
 	hack/verify-vendor.sh
+
+# The tools module pins the libraries it shares with the resizer at the same
+# versions, so that a first `make demo` compiles them once.
+deps-check:
+	hack/verify-shared-deps.sh
 
 container:
 	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE):$(IMAGE_TAG) .

@@ -102,13 +102,18 @@ alive() {
 # promtool are not part of the tools module: their own go.mod files pin their
 # own libraries (Kubernetes', Prometheus'), so each is installed at its pinned
 # release.
+#
+# The resizer is built with the same flags (-trimpath, CGO_ENABLED=0) and the
+# tools module pins the same versions of the libraries both use (client-go,
+# grpc, golang.org/x/...; hack/verify-shared-deps.sh checks it), so Go's build
+# cache compiles those libraries once for the resizer and the tools alike.
 build_module_tools() {
 	local staging pkgs=()
 	for name in "$@"; do
 		pkgs+=("$(package "$name")")
 	done
 	staging="$(mktemp -d "$cache/.staging.XXXXXX")"
-	alive "$*" go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$staging/" "${pkgs[@]}"
+	alive "$*" env CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$staging/" "${pkgs[@]}"
 	for name in "$@"; do
 		mkdir -p "$(tool_dir "$name")"
 		mv "$staging/$name" "$(tool_dir "$name")/$name"
