@@ -40,10 +40,11 @@ const (
 //	pending      ModifyingVolume; the resizer clears the modify conditions
 //	             while the class is missing, so it is unknown for the
 //	             claims it records
-//	in_progress  ModifyingVolume: when the attempt was recorded; retries
-//	             keep it
-//	infeasible   ModifyVolumeError: when the first failure of the attempt
-//	             was recorded, else ModifyingVolume
+//	in_progress  ModifyingVolume: when the resizer began modifying to the
+//	             class; retries keep it
+//	infeasible   ModifyVolumeError, else ModifyingVolume: the same time
+//	             (the resizer carries it while the class stays), so the
+//	             slow retries of an infeasible class keep it
 func ModifyOf(c *slim.Claim) (e Entry, ok bool) {
 	if c.Classes == nil || c.Classes.Modify == nil {
 		return Entry{}, false

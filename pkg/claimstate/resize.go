@@ -57,22 +57,25 @@ const (
 // Since is the transition time of the first of these conditions the claim
 // carries as True:
 //
-//	controller_in_progress  Resizing: when the attempt was recorded; a
-//	                        retry after an uncertain answer keeps it
-//	controller_error        ControllerResizeError: when the failure was
-//	                        recorded; each retry records a new attempt,
-//	                        so a claim that keeps failing shows its last
+//	controller_in_progress  Resizing: when the resizer began expanding
+//	                        to this size; retries keep it
+//	controller_error        ControllerResizeError: the same time (the
+//	                        resizer carries it from condition to
+//	                        condition while the size stays), so a claim
+//	                        that keeps failing shows how long it has
+//	                        been stuck
 //	controller_infeasible   ControllerResizeError, else Resizing; the
-//	                        slow retry of an infeasible size restarts it
+//	                        slow retries of the same size keep it
 //	node_pending            FileSystemResizePending: when the volume was
 //	                        handed to kubelet
 //	node_in_progress        FileSystemResizePending (kubelet records no
 //	                        time when it starts)
 //	node_infeasible         NodeResizeError (kubelet's), else
 //	                        FileSystemResizePending
-//	waiting_in_use          Resizing, else ControllerResizeError: the last
-//	                        attempt; unknown for a request held back before
-//	                        any attempt, which records nothing
+//	waiting_in_use          Resizing, else ControllerResizeError: when the
+//	                        resizer began expanding to the recorded size;
+//	                        unknown for a request held back before any
+//	                        attempt, which records nothing
 func ResizeOf(c *slim.Claim, inUse InUse) (e Entry, ok bool) {
 	state, recorded := recordedResize(c)
 	if inUse != nil && wouldExpand(c, state, recorded) && inUse(c.Namespace, c.Name) {

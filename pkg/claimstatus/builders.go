@@ -41,13 +41,32 @@ const (
 
 // Intent returns a copy of pvc that records target as being expanded by the
 // controller: allocatedResources, ControllerResizeInProgress, Resizing=True.
+//
+// The conditions of one size share one transition time: when the resizer
+// began expanding to it. A retry of a size whose failure is recorded keeps
+// the failure's; Failed keeps Resizing's. So a claim that
+// keeps failing shows how long it has been stuck, not its last attempt.
 func Intent(pvc *v1.PersistentVolumeClaim, target resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
+	resizing := condition(v1.PersistentVolumeClaimResizing, "")
+	if failure := retried(pvc, target); failure != nil {
+		resizing.LastTransitionTime = failure.LastTransitionTime
+	}
 	setAllocated(out, target)
 	setResizeStatus(out, v1.PersistentVolumeClaimControllerResizeInProgress)
-	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now, condition(v1.PersistentVolumeClaimResizing, ""))
+	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now, resizing)
 	delete(out.Annotations, AnnNodeExpansionNotRequired)
 	return out
+}
+
+// retried returns pvc's ControllerResizeError when it records a failure to
+// expand to target; nil otherwise.
+func retried(pvc *v1.PersistentVolumeClaim, target resource.Quantity) *v1.PersistentVolumeClaimCondition {
+	allocated, ok := pvc.Status.AllocatedResources[v1.ResourceStorage]
+	if !ok || allocated.Cmp(target) != 0 {
+		return nil
+	}
+	return find(pvc, v1.PersistentVolumeClaimControllerResizeError)
 }
 
 // NodePending returns a copy of pvc handed over to kubelet for the file
@@ -82,25 +101,24 @@ func Finished(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.
 
 // Failed returns a copy of pvc recording a failed controller expansion.
 // Infeasible sizes are marked ControllerResizeInfeasible so that the user
-// and a restarted controller see them.
+// and a restarted controller see them. ControllerResizeError replaces
+// Resizing with its transition time (see Intent).
 func Failed(pvc *v1.PersistentVolumeClaim, infeasible bool, message string, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	if infeasible {
 		setResizeStatus(out, v1.PersistentVolumeClaimControllerResizeInfeasible)
 	}
-	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now,
-		condition(v1.PersistentVolumeClaimControllerResizeError, message))
+	failure := condition(v1.PersistentVolumeClaimControllerResizeError, message)
+	if resizing := find(pvc, v1.PersistentVolumeClaimResizing); resizing != nil {
+		failure.LastTransitionTime = resizing.LastTransitionTime
+	}
+	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now, failure)
 	return out
 }
 
 // ErrorRecorded reports whether pvc carries ControllerResizeError=True.
 func ErrorRecorded(pvc *v1.PersistentVolumeClaim) bool {
-	for _, c := range pvc.Status.Conditions {
-		if c.Type == v1.PersistentVolumeClaimControllerResizeError && c.Status == v1.ConditionTrue {
-			return true
-		}
-	}
-	return false
+	return find(pvc, v1.PersistentVolumeClaimControllerResizeError) != nil
 }
 
 // Grown returns a copy of pv whose capacity is raised to size; it is never

@@ -29,9 +29,10 @@ import (
 
 // Times are whole seconds: that is what survives a JSON round trip.
 var (
-	then  = metav1.NewTime(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
-	now   = metav1.NewTime(time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC))
-	later = metav1.NewTime(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	earlier = metav1.NewTime(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	then    = metav1.NewTime(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+	now     = metav1.NewTime(time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC))
+	later   = metav1.NewTime(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 )
 
 const (
@@ -186,6 +187,18 @@ func TestIntent(t *testing.T) {
 			in:     claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
 			target: "2Gi",
 			want:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+		},
+		{
+			name:   "a retry of a failed size keeps when the resizer began expanding to it",
+			in:     claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", then)),
+			target: "2Gi",
+			want:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+		},
+		{
+			name:   "a retry of an infeasible size keeps it too",
+			in:     claim(withAllocated("100Ti"), withResizeStatus(infeasible), withTrue(ctrlError, "too big", then)),
+			target: "100Ti",
+			want:   claim(withAllocated("100Ti"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
 		},
 		{
 			name:   "Resizing=False earlier: a new transition",
@@ -347,13 +360,19 @@ func TestFailed(t *testing.T) {
 			in:         claim(withAllocated("100Ti"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
 			infeasible: true,
 			message:    "out of range",
-			want:       claim(withAllocated("100Ti"), withResizeStatus(infeasible), withTrue(ctrlError, "out of range", now)),
+			want:       claim(withAllocated("100Ti"), withResizeStatus(infeasible), withTrue(ctrlError, "out of range", then)),
 		},
 		{
 			name:    "final: the status stays in progress",
 			in:      claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
 			message: "internal",
-			want:    claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", now)),
+			want:    claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", then)),
+		},
+		{
+			name:    "the error takes Resizing's time: when the resizer began expanding to the size",
+			in:      claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", earlier)),
+			message: "internal",
+			want:    claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", earlier)),
 		},
 		{
 			name:    "final with nothing recorded: no status map",

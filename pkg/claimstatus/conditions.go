@@ -45,11 +45,15 @@ func condition(t v1.PersistentVolumeClaimConditionType, message string) v1.Persi
 
 // merge replaces the conditions of owned in existing with set. A condition
 // that was already true keeps its place and transition time, and its probe
-// time unless set gives one, so that repeating a step writes nothing new.
+// time unless set gives one, so that repeating a step writes nothing new. A
+// new condition's transition time is now, unless set gives one (a step that
+// carries when its attempt began).
 func (owned conditionSet) merge(existing []v1.PersistentVolumeClaimCondition, now metav1.Time, set ...v1.PersistentVolumeClaimCondition) []v1.PersistentVolumeClaimCondition {
 	wanted := make(map[v1.PersistentVolumeClaimConditionType]v1.PersistentVolumeClaimCondition, len(set))
 	for _, c := range set {
-		c.LastTransitionTime = now
+		if c.LastTransitionTime.IsZero() {
+			c.LastTransitionTime = now
+		}
 		wanted[c.Type] = c
 	}
 	var out []v1.PersistentVolumeClaimCondition

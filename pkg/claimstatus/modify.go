@@ -27,12 +27,28 @@ import (
 // ModifyIntent returns a copy of pvc that records target as being applied
 // by the driver: modifyVolumeStatus InProgress, ModifyingVolume=True, and
 // no ModifyVolumeError (a new attempt clears the last one).
+//
+// The conditions of one class share one transition time: when the resizer
+// began modifying to it. ModifyingVolume keeps its time while the target
+// stays (retries), and restarts with another target; ModifyFailed gives
+// ModifyVolumeError the same time. So a claim that keeps failing shows how
+// long it has been stuck, not its last attempt.
 func ModifyIntent(pvc *v1.PersistentVolumeClaim, target string, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	setModifyStatus(out, target, v1.PersistentVolumeClaimModifyVolumeInProgress)
-	out.Status.Conditions = modifyConditions.merge(out.Status.Conditions, now,
+	out.Status.Conditions = modifyConditions.merge(conditionsTowards(pvc, target, now), now,
 		condition(v1.PersistentVolumeClaimVolumeModifyingVolume, fmt.Sprintf("Modifying volume to %q is in progress.", target)))
 	return out
+}
+
+// conditionsTowards returns a copy of pvc's conditions for a step towards
+// target: without the modify conditions, and so their times, when pvc
+// records another target.
+func conditionsTowards(pvc *v1.PersistentVolumeClaim, target string, now metav1.Time) []v1.PersistentVolumeClaimCondition {
+	if r := pvc.Status.ModifyVolumeStatus; r != nil && r.TargetVolumeAttributesClassName == target {
+		return pvc.DeepCopy().Status.Conditions
+	}
+	return modifyConditions.merge(pvc.Status.Conditions, now)
 }
 
 // ModifyFailure is a failed modification as the claim records it.
@@ -61,9 +77,13 @@ func ModifyFailed(pvc *v1.PersistentVolumeClaim, f ModifyFailure, now metav1.Tim
 		progress = "is still in progress."
 	}
 	setModifyStatus(out, f.Target, status)
+	conditions := conditionsTowards(pvc, f.Target, now)
 	failure := condition(v1.PersistentVolumeClaimVolumeModifyVolumeError, f.Message)
 	failure.Reason, failure.LastProbeTime = f.Reason, now
-	out.Status.Conditions = modifyConditions.merge(out.Status.Conditions, now,
+	if modifying := findIn(conditions, v1.PersistentVolumeClaimVolumeModifyingVolume); modifying != nil {
+		failure.LastTransitionTime = modifying.LastTransitionTime
+	}
+	out.Status.Conditions = modifyConditions.merge(conditions, now,
 		condition(v1.PersistentVolumeClaimVolumeModifyingVolume, fmt.Sprintf("Modifying volume to %q %s", f.Target, progress)),
 		failure)
 	return out
@@ -125,10 +145,15 @@ func Modifying(pvc *v1.PersistentVolumeClaim) bool {
 	return find(pvc, v1.PersistentVolumeClaimVolumeModifyingVolume) != nil
 }
 
+// find returns pvc's condition t when it is True; nil otherwise.
 func find(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) *v1.PersistentVolumeClaimCondition {
-	for i, c := range pvc.Status.Conditions {
+	return findIn(pvc.Status.Conditions, t)
+}
+
+func findIn(conditions []v1.PersistentVolumeClaimCondition, t v1.PersistentVolumeClaimConditionType) *v1.PersistentVolumeClaimCondition {
+	for i, c := range conditions {
 		if c.Type == t && c.Status == v1.ConditionTrue {
-			return &pvc.Status.Conditions[i]
+			return &conditions[i]
 		}
 	}
 	return nil

@@ -56,7 +56,7 @@ func TestModifyBuilders(t *testing.T) {
 	failure := func(reason, message string) claimOption {
 		return func(pvc *v1.PersistentVolumeClaim) {
 			pvc.Status.Conditions = append(pvc.Status.Conditions, v1.PersistentVolumeClaimCondition{
-				Type: modifyError, Status: v1.ConditionTrue, Reason: reason, Message: message, LastProbeTime: now, LastTransitionTime: now})
+				Type: modifyError, Status: v1.ConditionTrue, Reason: reason, Message: message, LastProbeTime: now, LastTransitionTime: then})
 		}
 	}
 	tests := []struct {
@@ -72,10 +72,28 @@ func TestModifyBuilders(t *testing.T) {
 			want:  claim(withTrue(resizing, "", then), withModifyStatus("gold", modProgress), withTrue(modifyingVol, `Modifying volume to "gold" is in progress.`, now)),
 		},
 		{
-			name:  "intent after a failure clears the error",
+			name:  "a retry clears the error and keeps when the resizer began modifying to the class",
 			in:    claim(withModifyStatus("gold", modProgress), withTrue(modifyingVol, `Modifying volume to "gold" failed. Waiting for retry.`, then), withModifyError("Internal", "boom")),
+			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim { return ModifyIntent(p, "gold", now) },
+			want:  claim(withModifyStatus("gold", modProgress), withTrue(modifyingVol, `Modifying volume to "gold" is in progress.`, then)),
+		},
+		{
+			name:  "another class clears the error and starts a new time",
+			in:    claim(withModifyStatus("gold", modInfeasible), withTrue(modifyingVol, `Modifying volume to "gold" is infeasible. Waiting for the class to change.`, then), withModifyError("InvalidArgument", "no")),
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim { return ModifyIntent(p, "silver", now) },
-			want:  claim(withModifyStatus("silver", modProgress), withTrue(modifyingVol, `Modifying volume to "silver" is in progress.`, then)),
+			want:  claim(withModifyStatus("silver", modProgress), withTrue(modifyingVol, `Modifying volume to "silver" is in progress.`, now)),
+		},
+		{
+			name: "a failure at another class than the recorded one starts a new time",
+			in:   claim(withModifyStatus("gold", modInfeasible), withTrue(modifyingVol, `Modifying volume to "gold" is infeasible. Waiting for the class to change.`, then), withModifyError("InvalidArgument", "no")),
+			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
+				return ModifyFailed(p, ModifyFailure{Target: "silver", Infeasible: true, Reason: "InvalidArgument", Message: "other driver"}, now)
+			},
+			want: claim(withModifyStatus("silver", modInfeasible), withTrue(modifyingVol, `Modifying volume to "silver" is infeasible. Waiting for the class to change.`, now),
+				func(pvc *v1.PersistentVolumeClaim) {
+					pvc.Status.Conditions = append(pvc.Status.Conditions, v1.PersistentVolumeClaimCondition{
+						Type: modifyError, Status: v1.ConditionTrue, Reason: "InvalidArgument", Message: "other driver", LastProbeTime: now, LastTransitionTime: now})
+				}),
 		},
 		{
 			name: "uncertain failure stays in progress",
