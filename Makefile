@@ -113,7 +113,7 @@ test-fuzz:
 # program with the resizer's flags, so that the packages they share are
 # compiled once.
 demo:
-	@echo "make demo: builds the resizer, then (once, cached) etcd, kube-apiserver and the CSI mock from the Go module proxy: the first run takes about 12 minutes on 2 cores, later runs under a minute"
+	@echo "make demo: builds the resizer, then (once, cached) etcd, kube-apiserver and the CSI mock from the Go module proxy: the first run takes about 9 minutes on 2 cores, later runs under a minute"
 	@$(MAKE) --no-print-directory resizer
 	tools="$$(hack/build-tools.sh etcd kube-apiserver csi-mock)"; \
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" CGO_ENABLED=0 $(GO) run -trimpath ./test/demo $(DEMO_ARGS)
