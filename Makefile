@@ -120,11 +120,12 @@ demo:
 
 # `make bench` measures what the resizer costs (docs/benchmarks.md): N claims
 # grown at once and N claims changing VolumeAttributesClass at once, each at
-# two API budgets, memory with 10,000 claims and volumes, and the latency of
-# one resize, against the components of the e2e suite. It takes about 15
-# minutes; BENCH_ARGS=-h lists its flags, and BENCH_ARGS='-n 50 -modify-n 50
-# -memory-n 500 -svg=' is a quick check that leaves docs/ alone. Progress
-# goes to stderr, a markdown report to stdout.
+# two API budgets, memory with 10,000 claims and volumes, the latency of one
+# resize, and a /metrics scrape with 10,000 and 50,000 claims, against the
+# components of the e2e suite. It takes about 20 minutes; BENCH_ARGS=-h lists
+# its flags, and BENCH_ARGS='-n 50 -modify-n 50 -memory-n 500 -scrape-n
+# 500,1000 -svg=' is a quick check that leaves docs/ alone. Progress goes to
+# stderr, a markdown report to stdout.
 bench: build
 	@mkdir -p _output
 	@$(GO) build -o _output/bench ./test/bench

@@ -55,8 +55,11 @@ func TestParseFlagsDefaultsRunEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.modes["throughput"] || !cfg.modes["modify"] || !cfg.modes["memory"] || !cfg.modes["latency"] {
-		t.Errorf("modes = %v, want all four", cfg.modes)
+	if !cfg.modes["throughput"] || !cfg.modes["modify"] || !cfg.modes["memory"] || !cfg.modes["latency"] || !cfg.modes["scrape"] {
+		t.Errorf("modes = %v, want all five", cfg.modes)
+	}
+	if len(cfg.scrapeN) != 2 || cfg.scrapeN[0] != 10000 || cfg.scrapeN[1] != 50000 {
+		t.Errorf("scrape-n = %v, want the issue's 10000 and 50000", cfg.scrapeN)
 	}
 	if cfg.n != 500 || cfg.modifyN != 500 || cfg.memoryN != 10000 || !cfg.pods || len(cfg.settings) != 2 {
 		t.Errorf("defaults: n=%d modify-n=%d memory-n=%d pods=%v settings=%v", cfg.n, cfg.modifyN, cfg.memoryN, cfg.pods, cfg.settings)
@@ -70,6 +73,9 @@ func TestParseFlagsDefaultsRunEverything(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"-modify-n=0"}); err == nil {
 		t.Error("-modify-n=0 was accepted")
+	}
+	if _, err := parseFlags([]string{"-scrape-n=50000,10000"}); err == nil {
+		t.Error("-scrape-n going down was accepted")
 	}
 	if _, err := parseFlags([]string{"-mode=speed"}); err == nil {
 		t.Error("an unknown mode was accepted")

@@ -17,7 +17,8 @@ limitations under the License.
 // Command bench measures what the resizer costs (issue #5): throughput,
 // per-claim latency and API requests for N claims grown at once, the same
 // for N claims changing VolumeAttributesClass at once (issue #10), memory
-// with many objects, and the latency of one resize on an idle cluster. It
+// with many objects, the latency of one resize on an idle cluster, and the
+// cost of a /metrics scrape with many claims (issue #11). It
 // runs the real components of the end-to-end suite (etcd, kube-apiserver
 // with an audit log, the CSI mock driver and the resizer binary) on this
 // machine; `make bench` builds them. Progress goes to stderr, a markdown
@@ -48,6 +49,7 @@ type config struct {
 	n           int
 	modifyN     int
 	memoryN     int
+	scrapeN     []int
 	pods        bool
 	latencyN    int
 	latencyGap  time.Duration
@@ -79,9 +81,10 @@ func parseFlags(args []string) (*config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var (
 		cfg      config
-		modes    = fs.String("mode", "all", "Parts to run, comma-separated: throughput, modify, memory, latency, or all.")
+		modes    = fs.String("mode", "all", "Parts to run, comma-separated: throughput, modify, memory, latency, scrape, or all.")
 		settings = fs.String("settings", "default,fast", "Resizer settings, comma-separated: default (QPS 5, burst 10, 10 workers), fast (QPS 100, burst 200, 50 workers) or QPS/BURST/WORKERS.")
 		extra    = fs.String("resizer-args", "--v=2", "Extra flags of the resizer, space-separated.")
+		scrapeN  = fs.String("scrape-n", "10000,50000", "Bound PVC+PV pairs in the scrape runs, comma-separated and increasing: each run adds pairs to the last one's.")
 	)
 	fs.IntVar(&cfg.n, "n", 500, "Claims grown at once in the throughput runs.")
 	fs.IntVar(&cfg.modifyN, "modify-n", 500, "Claims changing VolumeAttributesClass at once in the modify runs.")
@@ -101,8 +104,10 @@ func parseFlags(args []string) (*config, error) {
 	for _, m := range strings.Split(*modes, ",") {
 		switch m = strings.TrimSpace(m); m {
 		case "all":
-			cfg.modes["throughput"], cfg.modes["modify"], cfg.modes["memory"], cfg.modes["latency"] = true, true, true, true
-		case "throughput", "modify", "memory", "latency":
+			for _, all := range []string{"throughput", "modify", "memory", "latency", "scrape"} {
+				cfg.modes[all] = true
+			}
+		case "throughput", "modify", "memory", "latency", "scrape":
 			cfg.modes[m] = true
 		default:
 			return nil, fmt.Errorf("-mode: unknown part %q", m)
@@ -116,6 +121,10 @@ func parseFlags(args []string) (*config, error) {
 		cfg.settings = append(cfg.settings, st)
 	}
 	cfg.resizerArgs = strings.Fields(*extra)
+	var err error
+	if cfg.scrapeN, err = parseCounts(*scrapeN); err != nil {
+		return nil, err
+	}
 	if cfg.n < 1 || cfg.modifyN < 1 || cfg.memoryN < 1 || cfg.latencyN < 1 || cfg.creators < 1 {
 		return nil, fmt.Errorf("-n, -modify-n, -memory-n, -latency-n and -creators must be positive")
 	}
@@ -172,6 +181,11 @@ func run(ctx context.Context, cfg *config) (err error) {
 	if cfg.modes["memory"] {
 		if res.Memory, err = runMemory(ctx, cfg); err != nil {
 			return fmt.Errorf("memory: %w", err)
+		}
+	}
+	if cfg.modes["scrape"] {
+		if res.Scrape, err = runScrape(ctx, cfg); err != nil {
+			return fmt.Errorf("scrape: %w", err)
 		}
 	}
 	res.Machine.APIServer = cfg.apiServer

@@ -57,12 +57,18 @@ func createPairs(ctx context.Context, c kubernetes.Interface, n int, size string
 		if handles != nil {
 			handle = handles[i]
 		}
-		_, err := framework.CreateBound(ctx, c, framework.Volume{
-			Namespace: benchNamespace, Claim: claimName(i), Class: benchClass,
-			Driver: driverName, Handle: handle, Size: size,
-		})
+		_, err := framework.CreateBound(ctx, c, benchVolume(i, size, handle))
 		return err
 	}, progress("bound PVC+PV pairs", n))
+}
+
+// benchVolume is the i-th bound pair of driverName, in the bench namespace
+// and class.
+func benchVolume(i int, size, handle string) framework.Volume {
+	return framework.Volume{
+		Namespace: benchNamespace, Claim: claimName(i), Class: benchClass,
+		Driver: driverName, Handle: handle, Size: size,
+	}
 }
 
 // createPods creates n running pods, the i-th using the i-th claim, shaped

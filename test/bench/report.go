@@ -33,6 +33,7 @@ type results struct {
 	Modify     []*modifyResult
 	Latency    []*latencyResult
 	Memory     *memoryResult
+	Scrape     *scrapeResult
 }
 
 // ms formats a duration in milliseconds, or seconds above ten seconds.
@@ -66,6 +67,9 @@ func (r *results) writeMarkdown(w io.Writer) {
 	}
 	if r.Memory != nil {
 		r.memoryTable(p)
+	}
+	if r.Scrape != nil {
+		r.scrapeTable(p)
 	}
 	r.targetsTable(p)
 }
