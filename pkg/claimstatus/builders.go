@@ -44,8 +44,8 @@ const (
 //
 // The conditions of one size share one transition time: when the resizer
 // began expanding to it. A retry of a size whose failure is recorded keeps
-// the failure's; Failed keeps Resizing's. So a claim that
-// keeps failing shows how long it has been stuck, not its last attempt.
+// the failure's; Failed keeps Resizing's. So a claim that keeps failing
+// shows how long it has been stuck, not its last attempt.
 func Intent(pvc *v1.PersistentVolumeClaim, target resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	resizing := condition(v1.PersistentVolumeClaimResizing, "")
