@@ -100,12 +100,15 @@ func (d *Driver) leaveLocked(volumeID string) {
 
 // watchCaller calls gone when the caller of ctx stops waiting (ctx ends
 // before the call returns). The call's handler calls stop when it returns:
-// stop calls gone itself when the caller left just then and the watch may
-// not have fired yet. gone must tolerate being called twice.
+// stop calls gone itself whenever ctx has ended, since the watch may not
+// have fired yet — and stopping it may even cancel it after ctx ended, when
+// the cancellation has not reached it. gone must tolerate being called
+// twice.
 func watchCaller(ctx context.Context, gone func()) (stop func()) {
 	stopWatch := context.AfterFunc(ctx, gone)
 	return func() {
-		if !stopWatch() && ctx.Err() != nil {
+		stopWatch()
+		if ctx.Err() != nil {
 			gone()
 		}
 	}
