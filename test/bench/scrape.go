@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -343,87 +342,6 @@ func decode(body []byte, encoding string) ([]byte, error) {
 	return nil, fmt.Errorf("/metrics answered in encoding %q, not asked for", encoding)
 }
 
-// sample is one line of the Prometheus text format: a series and its value.
-type sample struct {
-	Labels map[string]string
-	Value  float64
-}
-
-// parseSeries returns the samples of the metric name in text, whose lines
-// are `name{label="value",...} value [timestamp]`.
-func parseSeries(text, name string) ([]sample, error) {
-	var out []sample
-	for _, line := range strings.Split(text, "\n") {
-		rest, ok := strings.CutPrefix(line, name)
-		if !ok || rest == "" || (rest[0] != '{' && rest[0] != ' ') {
-			continue // a comment, another metric, or a longer name
-		}
-		s := sample{Labels: map[string]string{}}
-		if rest[0] == '{' {
-			var err error
-			if s.Labels, rest, err = parseLabels(rest[1:]); err != nil {
-				return nil, fmt.Errorf("%q: %w", line, err)
-			}
-		}
-		fields := strings.Fields(rest)
-		if len(fields) == 0 {
-			return nil, fmt.Errorf("%q: no value", line)
-		}
-		v, err := strconv.ParseFloat(fields[0], 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q: %w", line, err)
-		}
-		s.Value = v
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-// parseLabels reads `a="x",b="y"}` and returns the labels and what follows
-// the closing brace.
-func parseLabels(s string) (map[string]string, string, error) {
-	labels := map[string]string{}
-	for {
-		if rest, ok := strings.CutPrefix(s, "}"); ok {
-			return labels, rest, nil
-		}
-		key, rest, ok := strings.Cut(s, `="`)
-		if !ok || key == "" || strings.ContainsAny(key, ",} ") {
-			return nil, "", errors.New("a label without a quoted value")
-		}
-		value, rest, err := unquoteLabel(rest)
-		if err != nil {
-			return nil, "", err
-		}
-		labels[key] = value
-		s = strings.TrimPrefix(rest, ",")
-	}
-}
-
-// unquoteLabel reads a label value up to its closing quote; the format
-// escapes backslash, quote and newline.
-func unquoteLabel(s string) (value, rest string, err error) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			return b.String(), s[i+1:], nil
-		case '\\':
-			if i++; i == len(s) {
-				return "", "", errors.New("a label value ends in a backslash")
-			}
-			if s[i] == 'n' {
-				b.WriteByte('\n')
-			} else {
-				b.WriteByte(s[i])
-			}
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return "", "", errors.New("an unterminated label value")
-}
-
 // checkCounts checks the csi_resizer_claims samples: all of driver, each
 // resize state at its count in want, every other state at 0, so their sum
 // is the number of claims put in a state.
@@ -499,62 +417,4 @@ func parseCounts(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-// countsList is "10,000 and 50,000".
-func countsList(ns []int) string {
-	var s []string
-	for _, n := range ns {
-		s = append(s, thousands(n))
-	}
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
-}
-
-// thousands writes n with a comma every three digits, as the docs do.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// fineMs formats a short duration in milliseconds with one decimal: a
-// scrape takes a few.
-func fineMs(d time.Duration) string {
-	if d >= 10*time.Second {
-		return ms(d)
-	}
-	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
-}
-
-// sizeCell is the response's size as text and on the wire.
-func sizeCell(row scrapeRow) string {
-	kib := func(b int) string { return strconv.FormatFloat(float64(b)/1024, 'f', 1, 64) + " KiB" }
-	return fmt.Sprintf("%s (%s gzipped)", kib(row.Bytes), kib(row.Gzipped))
-}
-
-func (r *results) scrapeTable(p func(string, ...any)) {
-	p("### Scrape cost: GET /metrics with N claims, 1 in %d in a state\n", scrapeEvery)
-	p("Bound PVC+PV pairs of the driver; one claim in %d is in node_pending, node_in_progress or node_infeasible in turn (the volume expanded, the file system not yet), which the resizer leaves to kubelet. A fresh resizer (QPS 5 / burst 10, no leader election) per line, once its queue is empty and `%s` has been checked to count every such claim; then %d scrapes after %d untimed ones, one after the other, gzip accepted as Prometheus does. Scrape times are the client's, request to last byte; the resizer's CPU (utime+stime) over the %d scrapes is divided by %d.\n",
-		scrapeEvery, claimsMetric, scrapeTimed, scrapeWarmup, scrapeTimed, scrapeTimed)
-	p("| Claims | In a state | Series of %s | Scrape p50 / p95 / max | Resizer CPU per scrape | Response size | Writes |", claimsMetric)
-	p("|---|---|---|---|---|---|---|")
-	for _, row := range r.Scrape.Rows {
-		p("| %s | %s | %d | %s / %s / %s | %s | %s | %d |", thousands(row.Claims), thousands(row.Stated), row.Series,
-			fineMs(row.Latency.P50), fineMs(row.Latency.P95), fineMs(row.Latency.Max), fineMs(row.CPU), sizeCell(row), row.Writes)
-	}
-	p("")
-	var load []string
-	for _, row := range r.Scrape.Rows {
-		if row.Foreign != "" {
-			load = append(load, fmt.Sprintf("%s with %s claims", row.Foreign, thousands(row.Claims)))
-		}
-	}
-	if len(load) > 0 {
-		p("Other processes' CPU during the timed scrapes: %s.\n", strings.Join(load, ", "))
-	}
 }
