@@ -14,9 +14,10 @@
 # limitations under the License.
 
 # build-tools.sh builds the real components of the end-to-end suite from the
-# pinned tools module (test/tools): etcd, kube-apiserver, the CSI mock driver;
-# and helm and promtool at their pinned releases. Usage: build-tools.sh
-# [tool...] (default: all five).
+# pinned tools module (test/tools): etcd, kube-apiserver, the CSI mock driver,
+# and a node (kubelet, the fake container runtime it runs pods on, and the
+# registrar that introduces a CSI driver to it); and helm and promtool at
+# their pinned releases. Usage: build-tools.sh [tool...] (default: all).
 #
 # Each tool is cached in a folder of its own, keyed by the Kubernetes version
 # and a hash of what goes into that tool only (a change to the CSI mock does
@@ -33,7 +34,7 @@ version="$(awk '$1 == "k8s.io/kubernetes" {print $2}' go.mod)"
 helm_version=v3.22.0
 # Prometheus v3.16.0: its Go module is tagged v0.316.0 (v0.3xx.y is 3.xx.y).
 promtool_version=v0.316.0
-all=(etcd kube-apiserver csi-mock helm promtool)
+all=(etcd kube-apiserver csi-mock kubelet cri-fake csi-registrar helm promtool)
 tools=("${@:-${all[@]}}")
 
 # inputs prints what a tool is built from: the module pins, its own sources,
@@ -42,8 +43,8 @@ inputs() {
 	local name="$1"
 	cat go.mod go.sum "$root/hack/build-tools.sh" <(go version)
 	case "$name" in
-	etcd | csi-mock) cat "cmd/$name"/*.go ;;
-	kube-apiserver) ;;
+	etcd | csi-mock | cri-fake | csi-registrar) cat "cmd/$name"/*.go ;;
+	kube-apiserver | kubelet) ;;
 	helm) echo "$helm_version" ;;
 	promtool) echo "$promtool_version" ;;
 	*)
@@ -60,6 +61,7 @@ inputs() {
 minutes() {
 	case "$1" in
 	kube-apiserver) echo 4 ;;
+	kubelet) echo 2 ;;
 	helm) echo 3 ;;
 	promtool) echo 5 ;;
 	*) echo 1 ;;
@@ -79,8 +81,8 @@ ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "${version#v}" | cut
 # package is the Go package of a tool of the tools module.
 package() {
 	case "$1" in
-	etcd | csi-mock) echo "./cmd/$1" ;;
-	kube-apiserver) echo k8s.io/kubernetes/cmd/kube-apiserver ;;
+	etcd | csi-mock | cri-fake | csi-registrar) echo "./cmd/$1" ;;
+	kube-apiserver | kubelet) echo "k8s.io/kubernetes/cmd/$1" ;;
 	esac
 }
 

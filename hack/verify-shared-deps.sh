@@ -23,7 +23,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 main_pkgs=(./cmd/csi-resizer ./test/demo)
-tools_pkgs=(k8s.io/kubernetes/cmd/kube-apiserver ./cmd/etcd ./cmd/csi-mock)
+tools_pkgs=(k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubelet ./cmd/etcd ./cmd/csi-mock ./cmd/cri-fake ./cmd/csi-registrar)
 format='{{with .Module}}{{.Path}} {{with .Replace}}{{.Version}}{{else}}{{.Version}}{{end}}{{end}}'
 
 main="$(cd "$root" && go list -deps -f "$format" "${main_pkgs[@]}" | sort -u)"

@@ -33,25 +33,31 @@ import (
 
 // The scripted and logged methods, as the fault file and the call log name them.
 const (
-	methodExpand = "ControllerExpandVolume"
-	methodModify = "ControllerModifyVolume"
+	methodExpand     = "ControllerExpandVolume"
+	methodModify     = "ControllerModifyVolume"
+	methodNodeExpand = "NodeExpandVolume"
+	methodStage      = "NodeStageVolume"
+	methodUnstage    = "NodeUnstageVolume"
+	methodPublish    = "NodePublishVolume"
+	methodUnpublish  = "NodeUnpublishVolume"
 )
 
 // answer is one scripted answer: a delay, then an error code (or the mock's
 // own answer when Code is empty), for the next call of Method (empty means
-// ControllerExpandVolume).
+// ControllerExpandVolume) on VolumeID (empty: on any volume).
 type answer struct {
-	Method  string `json:"method,omitempty"`
-	Code    string `json:"code,omitempty"`
-	Message string `json:"message,omitempty"`
-	Delay   string `json:"delay,omitempty"`
+	Method   string `json:"method,omitempty"`
+	VolumeID string `json:"volumeID,omitempty"`
+	Code     string `json:"code,omitempty"`
+	Message  string `json:"message,omitempty"`
+	Delay    string `json:"delay,omitempty"`
 }
 
-// call is one ControllerExpandVolume or ControllerModifyVolume as the call
-// log records it.
+// call is one call of a logged method as the call log records it.
 type call struct {
 	Method        string            `json:"method"`
 	VolumeID      string            `json:"volumeID"`
+	Path          string            `json:"path,omitempty"`
 	RequiredBytes int64             `json:"requiredBytes"`
 	Parameters    map[string]string `json:"parameters,omitempty"`
 	Secrets       map[string]string `json:"secrets,omitempty"`
@@ -62,12 +68,17 @@ type call struct {
 	NodeStep      bool              `json:"nodeExpansionRequired,omitempty"`
 }
 
-// interceptor scripts ControllerExpandVolume and ControllerModifyVolume from
-// a file that tests rewrite, logs each of their calls, and advertises the
-// controller capability MODIFY_VOLUME only with modify.
+// interceptor scripts the calls that change a volume (ControllerExpandVolume,
+// ControllerModifyVolume, and on the node NodeExpandVolume and the stage and
+// publish calls) from a file that tests rewrite, logs each of them, and
+// advertises the controller capability MODIFY_VOLUME only with modify.
 type interceptor struct {
 	faultFile, callLog string
 	modify             bool
+	// allocationUnit, when positive, rounds the capacity a successful
+	// ControllerExpandVolume answers up to a multiple of it, as drivers that
+	// allocate in extents do.
+	allocationUnit int64
 
 	mu      sync.Mutex
 	loaded  []byte
@@ -83,17 +94,40 @@ func (i *interceptor) intercept(ctx context.Context, req any, info *grpc.UnarySe
 		c = call{Method: methodExpand, VolumeID: r.GetVolumeId(), RequiredBytes: r.GetCapacityRange().GetRequiredBytes(), Secrets: r.GetSecrets()}
 	case *csi.ControllerModifyVolumeRequest:
 		c = call{Method: methodModify, VolumeID: r.GetVolumeId(), Parameters: r.GetMutableParameters(), Secrets: r.GetSecrets()}
+	case *csi.NodeExpandVolumeRequest:
+		c = call{Method: methodNodeExpand, VolumeID: r.GetVolumeId(), Path: r.GetVolumePath(), RequiredBytes: r.GetCapacityRange().GetRequiredBytes()}
+	case *csi.NodeStageVolumeRequest:
+		c = call{Method: methodStage, VolumeID: r.GetVolumeId(), Path: r.GetStagingTargetPath()}
+	case *csi.NodeUnstageVolumeRequest:
+		c = call{Method: methodUnstage, VolumeID: r.GetVolumeId(), Path: r.GetStagingTargetPath()}
+	case *csi.NodePublishVolumeRequest:
+		c = call{Method: methodPublish, VolumeID: r.GetVolumeId(), Path: r.GetTargetPath()}
+	case *csi.NodeUnpublishVolumeRequest:
+		c = call{Method: methodUnpublish, VolumeID: r.GetVolumeId(), Path: r.GetTargetPath()}
 	default:
 		return handler(ctx, req)
 	}
 	c.Start = time.Now()
-	resp, err := i.answer(ctx, c.Method, req, handler)
+	resp, err := i.answer(ctx, c, req, handler)
 	c.End, c.Code = time.Now(), status.Code(err).String()
-	if r, ok := resp.(*csi.ControllerExpandVolumeResponse); ok {
+	switch r := resp.(type) {
+	case *csi.ControllerExpandVolumeResponse:
+		r.CapacityBytes = roundUp(r.GetCapacityBytes(), i.allocationUnit)
 		c.CapacityBytes, c.NodeStep = r.GetCapacityBytes(), r.GetNodeExpansionRequired()
+	case *csi.NodeExpandVolumeResponse:
+		c.CapacityBytes = r.GetCapacityBytes()
 	}
 	i.log(c)
 	return resp, err
+}
+
+// roundUp rounds size up to a multiple of unit (a non-positive unit leaves
+// it).
+func roundUp(size, unit int64) int64 {
+	if unit <= 0 || size%unit == 0 {
+		return size
+	}
+	return (size/unit + 1) * unit
 }
 
 // capabilities makes the mock advertise MODIFY_VOLUME exactly when asked
@@ -117,8 +151,8 @@ func (i *interceptor) capabilities(ctx context.Context, req any, handler grpc.Un
 	return r, nil
 }
 
-func (i *interceptor) answer(ctx context.Context, method string, req any, handler grpc.UnaryHandler) (any, error) {
-	a := i.next(method)
+func (i *interceptor) answer(ctx context.Context, c call, req any, handler grpc.UnaryHandler) (any, error) {
+	a := i.next(c.Method, c.VolumeID)
 	if d, err := time.ParseDuration(a.Delay); err == nil && d > 0 {
 		select {
 		case <-time.After(d):
@@ -142,10 +176,10 @@ func codeNamed(name string) (codes.Code, bool) {
 	return codes.OK, false
 }
 
-// next pops the next scripted answer for method, leaving the answers for the
-// other method in place; the script is reloaded whenever the file's content
-// changes.
-func (i *interceptor) next(method string) answer {
+// next pops the next scripted answer for a call of method on volume, leaving
+// the answers for other methods and volumes in place; the script is reloaded
+// whenever the file's content changes.
+func (i *interceptor) next(method, volume string) answer {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.faultFile != "" {
@@ -156,7 +190,8 @@ func (i *interceptor) next(method string) answer {
 		}
 	}
 	for n, a := range i.pending {
-		if a.Method == method || (a.Method == "" && method == methodExpand) {
+		sameMethod := a.Method == method || (a.Method == "" && method == methodExpand)
+		if sameMethod && (a.VolumeID == "" || a.VolumeID == volume) {
 			i.pending = slices.Delete(i.pending, n, n+1)
 			return a
 		}

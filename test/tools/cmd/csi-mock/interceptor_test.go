@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
@@ -157,5 +158,65 @@ func TestScriptAndLog(t *testing.T) {
 			c.CapacityBytes != want.CapacityBytes || !maps.Equal(c.Parameters, want.Parameters) || !maps.Equal(c.Secrets, secrets) {
 			t.Errorf("line %d = %+v, want %+v with the secrets", n, c, want)
 		}
+	}
+}
+
+// TestScriptNodeCallsByVolume scripts NodeExpandVolume failures for one
+// volume: the other volume's calls pass, and every call is logged with its
+// path and code.
+func TestScriptNodeCallsByVolume(t *testing.T) {
+	dir := t.TempDir()
+	i := &interceptor{faultFile: filepath.Join(dir, "faults.json"), callLog: filepath.Join(dir, "calls.jsonl")}
+	script := `[{"method":"NodeExpandVolume","volumeID":"vol-2","code":"Internal"},{"method":"NodeExpandVolume","volumeID":"vol-2","code":"Internal"}]`
+	if err := os.WriteFile(i.faultFile, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	handler := func(_ context.Context, req any) (any, error) {
+		r := req.(*csi.NodeExpandVolumeRequest)
+		return &csi.NodeExpandVolumeResponse{CapacityBytes: r.GetCapacityRange().GetRequiredBytes()}, nil
+	}
+	call := func(volume string) codes.Code {
+		req := &csi.NodeExpandVolumeRequest{VolumeId: volume, VolumePath: "/mnt/" + volume, CapacityRange: &csi.CapacityRange{RequiredBytes: 10}}
+		_, err := i.intercept(t.Context(), req, &grpc.UnaryServerInfo{}, handler)
+		return status.Code(err)
+	}
+	got := []codes.Code{call("vol-1"), call("vol-2"), call("vol-1"), call("vol-2"), call("vol-2")}
+	want := []codes.Code{codes.OK, codes.Internal, codes.OK, codes.Internal, codes.OK}
+	if !slices.Equal(got, want) {
+		t.Errorf("codes = %v, want %v", got, want)
+	}
+	data, err := os.ReadFile(i.callLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 5 || !strings.Contains(lines[1], `"method":"NodeExpandVolume","volumeID":"vol-2","path":"/mnt/vol-2","requiredBytes":10`) ||
+		!strings.Contains(lines[1], `"code":"Internal"`) {
+		t.Errorf("call log = %s", data)
+	}
+}
+
+func TestAllocationUnitRoundsTheAnswerUp(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		unit, size, want int64
+	}{
+		{name: "no unit", unit: 0, size: 1500, want: 1500},
+		{name: "rounded up", unit: 1024, size: 1500, want: 2048},
+		{name: "a multiple already", unit: 1024, size: 2048, want: 2048},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			i := &interceptor{allocationUnit: tc.unit}
+			handler := func(_ context.Context, req any) (any, error) {
+				return &csi.ControllerExpandVolumeResponse{CapacityBytes: req.(*csi.ControllerExpandVolumeRequest).GetCapacityRange().GetRequiredBytes()}, nil
+			}
+			resp, err := i.intercept(t.Context(), &csi.ControllerExpandVolumeRequest{VolumeId: "v", CapacityRange: &csi.CapacityRange{RequiredBytes: tc.size}}, &grpc.UnaryServerInfo{}, handler)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.(*csi.ControllerExpandVolumeResponse).GetCapacityBytes(); got != tc.want {
+				t.Errorf("capacity = %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

@@ -42,8 +42,9 @@ func main() {
 		noCtrl    = flag.Bool("disable-controller-expansion", false, "Do not advertise controller EXPAND_VOLUME (node-only driver).")
 		offline   = flag.Bool("disable-online-expansion", false, "Advertise OFFLINE expansion only.")
 		modify    = flag.Bool("modify", false, "Advertise the controller capability MODIFY_VOLUME (the mock's ControllerModifyVolume succeeds); without it, MODIFY_VOLUME is not advertised.")
-		faultFile = flag.String("fault-file", "", "JSON list of answers for the next ControllerExpandVolume and ControllerModifyVolume calls (by their \"method\", empty for ControllerExpandVolume), consumed in order; rewritten by tests.")
-		callLog   = flag.String("call-log", "", "File to append one JSON line per ControllerExpandVolume or ControllerModifyVolume call to.")
+		faultFile = flag.String("fault-file", "", "JSON list of scripted answers, each {\"method\", \"volumeID\", \"code\", \"message\", \"delay\"}: a call of ControllerExpandVolume (an empty method), ControllerModifyVolume, NodeExpandVolume, NodeStageVolume, NodeUnstageVolume, NodePublishVolume or NodeUnpublishVolume takes the first entry of its method and of its volume (an entry without volumeID matches any), waits delay, then fails with code (a gRPC code name) or, without code, answers normally; the file is read again whenever it changes.")
+		unit      = flag.Int64("allocation-unit", 0, "Allocate whole units of this many bytes: a successful ControllerExpandVolume answers the required bytes rounded up to a multiple.")
+		callLog   = flag.String("call-log", "", "File to append one JSON line to per call of a scripted method.")
 	)
 	klog.InitFlags(nil)
 	flag.Parse()
@@ -65,7 +66,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "csi-mock: listen on %s: %v\n", *endpoint, err)
 		os.Exit(1)
 	}
-	faults := &interceptor{faultFile: *faultFile, callLog: *callLog, modify: *modify}
+	faults := &interceptor{faultFile: *faultFile, callLog: *callLog, modify: *modify, allocationUnit: *unit}
 	if err := drv.Start(l, faults.intercept); err != nil {
 		fmt.Fprintf(os.Stderr, "csi-mock: start: %v\n", err)
 		os.Exit(1)
