@@ -32,6 +32,8 @@ import (
 // Tools are the binaries the suite runs.
 type Tools struct {
 	Etcd, APIServer, CSIMock, Helm, Promtool, Resizer string
+	// Kubelet, CRIFake and Registrar make a node (see StartNode).
+	Kubelet, CRIFake, Registrar string
 }
 
 // ToolsFromEnv finds the binaries: E2E_TOOLS_DIR (built by
@@ -48,10 +50,14 @@ func ToolsFromEnv() (Tools, error) {
 		CSIMock:   filepath.Join(dir, "csi-mock"),
 		Helm:      filepath.Join(dir, "helm"),
 		Promtool:  filepath.Join(dir, "promtool"),
+		Kubelet:   filepath.Join(dir, "kubelet"),
+		CRIFake:   filepath.Join(dir, "cri-fake"),
+		Registrar: filepath.Join(dir, "csi-registrar"),
 		Resizer:   resizer,
 	}
 	// helm and promtool are only needed by the chart tests (make demo builds
-	// neither); they fail on their own, naming the tool, when it is missing.
+	// neither), the node's tools only by StartNode; they fail on their own,
+	// naming the tool, when it is missing.
 	for _, bin := range []string{t.Etcd, t.APIServer, t.CSIMock, t.Resizer} {
 		if _, err := os.Stat(bin); err != nil {
 			return Tools{}, fmt.Errorf("missing binary: %w", err)

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
@@ -47,6 +48,9 @@ type DriverOptions struct {
 	// (--modify); its ControllerModifyVolume succeeds unless scripted.
 	// Without it the driver cannot modify volumes.
 	Modify bool
+	// AllocationUnit, when positive, makes the driver answer
+	// ControllerExpandVolume with the size rounded up to a multiple of it.
+	AllocationUnit int64
 }
 
 // Driver is a csi-mock process on a unix socket.
@@ -63,21 +67,36 @@ type Driver struct {
 // Delay, then fail with Code (a gRPC code name such as "Internal"), or answer
 // normally.
 type Answer struct {
-	// Method is csidriver.MethodModify for a ControllerModifyVolume answer;
-	// empty (or csidriver.MethodExpand) is ControllerExpandVolume.
-	Method  string `json:"method,omitempty"`
-	Code    string `json:"code,omitempty"`
-	Message string `json:"message,omitempty"`
-	Delay   string `json:"delay,omitempty"`
+	// Method is csidriver.MethodModify for a ControllerModifyVolume answer,
+	// MethodNodeExpand for NodeExpandVolume; empty (or
+	// csidriver.MethodExpand) is ControllerExpandVolume.
+	Method string `json:"method,omitempty"`
+	// VolumeID, when set, keeps the answer for a call on that volume.
+	VolumeID string `json:"volumeID,omitempty"`
+	Code     string `json:"code,omitempty"`
+	Message  string `json:"message,omitempty"`
+	Delay    string `json:"delay,omitempty"`
 }
 
-// Call is one ControllerExpandVolume or ControllerModifyVolume the driver
-// received.
+// The node methods the mock scripts and logs, besides csidriver.MethodExpand
+// and csidriver.MethodModify.
+const (
+	MethodNodeExpand = "NodeExpandVolume"
+	MethodStage      = "NodeStageVolume"
+	MethodUnstage    = "NodeUnstageVolume"
+	MethodPublish    = "NodePublishVolume"
+	MethodUnpublish  = "NodeUnpublishVolume"
+)
+
+// Call is one call the driver received of a method it logs.
 type Call struct {
-	// Method is csidriver.MethodExpand or csidriver.MethodModify.
+	// Method is csidriver.MethodExpand, csidriver.MethodModify or one of
+	// the node methods.
 	Method string `json:"method"`
 	// VolumeID is the call's volume_id.
 	VolumeID string `json:"volumeID"`
+	// Path is a node call's target, staging or volume path.
+	Path string `json:"path"`
 	// RequiredBytes is the size an expand call asked for.
 	RequiredBytes int64 `json:"requiredBytes"`
 	// Parameters are the mutable parameters a modify call sent.
@@ -114,6 +133,9 @@ func (d *Driver) start(ctx context.Context) error {
 	}
 	if d.Modify {
 		args = append(args, "--modify")
+	}
+	if d.AllocationUnit > 0 {
+		args = append(args, fmt.Sprintf("--allocation-unit=%d", d.AllocationUnit))
 	}
 	_ = os.Remove(d.Socket)
 	p, err := StartProcess("csi-mock", filepath.Join(filepath.Dir(d.Socket), "csi-mock.log"), d.tools.CSIMock, args...)
@@ -184,10 +206,18 @@ func (d *Driver) ModifyCalls() ([]Call, error) {
 	return d.callsOf(csidriver.MethodModify)
 }
 
+// NodeCalls returns the calls of the node method received so far.
+func (d *Driver) NodeCalls(method string) ([]Call, error) {
+	return d.callsOf(method)
+}
+
 // AllCalls returns the ControllerExpandVolume and ControllerModifyVolume
 // calls received so far, in the order they ended.
 func (d *Driver) AllCalls() ([]Call, error) {
-	return d.callsOf("")
+	calls, err := d.callsOf("")
+	return slices.DeleteFunc(calls, func(c Call) bool {
+		return c.Method != csidriver.MethodExpand && c.Method != csidriver.MethodModify
+	}), err
 }
 
 // callsOf reads the calls of method from the call log; "" reads all.

@@ -41,11 +41,18 @@ type Process struct {
 
 // StartProcess starts bin with args; its stdout and stderr go to log.
 func StartProcess(name, log, bin string, args ...string) (*Process, error) {
+	return StartProcessIn("", name, log, bin, args...)
+}
+
+// StartProcessIn is StartProcess with workDir as the working directory
+// ("" is the test's).
+func StartProcessIn(workDir, name, log, bin string, args ...string) (*Process, error) {
 	out, err := os.OpenFile(log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = workDir
 	cmd.Stdout, cmd.Stderr = out, out
 	// Own process group: a signal to the test runner does not reach it,
 	// and Kill takes the whole group.
