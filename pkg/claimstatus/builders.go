@@ -70,10 +70,13 @@ func retried(pvc *v1.PersistentVolumeClaim, target resource.Quantity) *v1.Persis
 }
 
 // NodePending returns a copy of pvc handed over to kubelet for the file
-// system step of a volume the driver expanded to size; see chargeAllocated.
-func NodePending(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
+// system step. allocatedResources stays the size the intent recorded, even
+// when the driver allocated more: kubelet expands the file system to
+// allocatedResources, and marks the claim NodeResizeInfeasible on a second
+// final node failure when that differs from the request. The driver's
+// larger size is recorded after kubelet has finished (Settled).
+func NodePending(pvc *v1.PersistentVolumeClaim, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
-	chargeAllocated(out, size)
 	setResizeStatus(out, v1.PersistentVolumeClaimNodeResizePending)
 	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now,
 		condition(v1.PersistentVolumeClaimFileSystemResizePending, FileSystemResizePendingMessage))
@@ -141,11 +144,16 @@ func Grown(pv *v1.PersistentVolume, size resource.Quantity, preResize *resource.
 	return out
 }
 
-// Allocated returns a copy of pvc whose allocatedResources[storage] is
-// size: the size to charge when the API server refused to charge more.
-func Allocated(pvc *v1.PersistentVolumeClaim, size resource.Quantity) *v1.PersistentVolumeClaim {
+// Settled returns a copy of pvc whose complete resize is recorded at size,
+// the volume's, which the driver allocated beyond what kubelet finished at:
+// status.capacity and allocatedResources, which ResourceQuota charges.
+func Settled(pvc *v1.PersistentVolumeClaim, size resource.Quantity) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	setAllocated(out, size)
+	if out.Status.Capacity == nil {
+		out.Status.Capacity = v1.ResourceList{}
+	}
+	out.Status.Capacity[v1.ResourceStorage] = size
 	return out
 }
 

@@ -220,46 +220,57 @@ func TestNodePending(t *testing.T) {
 	tests := []struct {
 		name string
 		in   *v1.PersistentVolumeClaim
-		size string
 		want *v1.PersistentVolumeClaim
 	}{
 		{
 			name: "after the controller step",
 			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
-			size: "2Gi",
 			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
 		},
 		{
 			name: "no status map yet",
-			in:   claim(),
-			size: "2Gi",
+			in:   claim(withAllocated("2Gi")),
 			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
 		},
 		{
 			name: "keeps NodeResizeError and other resources",
 			in: claim(withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, infeasible),
 				withTrue(nodeError, "no space", then), withTrue(resizing, "", then)),
-			size: "2Gi",
 			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withResourceStatus(otherResource, infeasible),
 				withTrue(nodeError, "no space", then), withTrue(fsPending, fsPendingMessage, now)),
-		},
-		{
-			name: "the driver allocated more: allocated is its capacity, for the quota",
-			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
-			size: "2560Mi",
-			want: claim(withAllocated("2560Mi"), withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
-		},
-		{
-			name: "a smaller size never lowers allocated",
-			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
-			size: "1Gi",
-			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
-				return NodePending(pvc, q(tc.size), at)
+			checkBuilder(t, tc.in, tc.want, NodePending)
+		})
+	}
+}
+
+// TestSettled: after kubelet finished at the recorded size, the volume's
+// larger size becomes the claim's capacity and allocated size; nothing else
+// changes.
+func TestSettled(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *v1.PersistentVolumeClaim
+		want *v1.PersistentVolumeClaim
+	}{
+		{
+			name: "capacity and allocated raised",
+			in:   claim(withCapacity("1500Mi"), withAllocated("1500Mi"), withAnnotation("team", "db"), withTrue(nodeError, "old", then)),
+			want: claim(withCapacity("2Gi"), withAllocated("2Gi"), withAnnotation("team", "db"), withTrue(nodeError, "old", then)),
+		},
+		{
+			name: "no capacity recorded",
+			in:   claim(withoutCapacity(), withAllocated("1500Mi")),
+			want: claim(withCapacity("2Gi"), withAllocated("2Gi")),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, _ metav1.Time) *v1.PersistentVolumeClaim {
+				return Settled(pvc, q("2Gi"))
 			})
 		})
 	}
@@ -321,17 +332,6 @@ func TestFinished(t *testing.T) {
 			})
 		})
 	}
-}
-
-func TestAllocated(t *testing.T) {
-	finished := claim(withCapacity("2560Mi"), withAllocated("2560Mi"), withAnnotation(AnnNodeExpansionNotRequired, "true"))
-	want := claim(withCapacity("2560Mi"), withAllocated("2Gi"), withAnnotation(AnnNodeExpansionNotRequired, "true"))
-	checkBuilder(t, finished, want, func(pvc *v1.PersistentVolumeClaim, _ metav1.Time) *v1.PersistentVolumeClaim {
-		return Allocated(pvc, q("2Gi"))
-	})
-	checkBuilder(t, claim(), claim(withAllocated("2Gi")), func(pvc *v1.PersistentVolumeClaim, _ metav1.Time) *v1.PersistentVolumeClaim {
-		return Allocated(pvc, q("2Gi"))
-	})
 }
 
 // TestFinishedEmptyStatusMap checks what DeepEqual in TestFinished cannot

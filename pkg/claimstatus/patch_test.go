@@ -84,12 +84,7 @@ func TestPatchClaim(t *testing.T) {
 		{
 			name:    "node pending",
 			old:     Intent(oneGi, q("2Gi"), then),
-			updated: NodePending(Intent(oneGi, q("2Gi"), then), q("2Gi"), now),
-		},
-		{
-			name:    "node pending at the driver's larger capacity: allocated charged in the same patch",
-			old:     Intent(oneGi, q("2Gi"), then),
-			updated: NodePending(Intent(oneGi, q("2Gi"), then), q("2560Mi"), now),
+			updated: NodePending(Intent(oneGi, q("2Gi"), then), now),
 		},
 		{
 			name:    "finished at the driver's larger capacity: allocated charged in the same patch",
@@ -97,9 +92,9 @@ func TestPatchClaim(t *testing.T) {
 			updated: Finished(Intent(oneGi, q("2Gi"), then), q("2560Mi"), now),
 		},
 		{
-			name:    "allocated put back to the target after the quota refused more",
-			old:     Intent(oneGi, q("2Gi"), then),
-			updated: Allocated(Finished(Intent(oneGi, q("2Gi"), then), q("2560Mi"), now), q("2Gi")),
+			name:    "settled at the driver's larger capacity after kubelet",
+			old:     claim(withCapacity("2Gi"), withAllocated("2Gi")),
+			updated: Settled(claim(withCapacity("2Gi"), withAllocated("2Gi")), q("2560Mi")),
 		},
 		{
 			name:    "finished: status map and conditions removed, annotation added",

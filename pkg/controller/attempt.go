@@ -20,13 +20,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
@@ -38,9 +37,6 @@ const (
 	ReasonResizeFailed             = "VolumeResizeFailed"
 	ReasonFileSystemResizeRequired = "FileSystemResizeRequired"
 	ReasonResizeSuccessful         = "VolumeResizeSuccessful"
-	// ReasonQuotaExceeded is ours: the volume was expanded to more than
-	// asked for, and ResourceQuota refused to charge the claim for it.
-	ReasonQuotaExceeded = "VolumeResizeQuotaExceeded"
 )
 
 // Results of an attempt, as the resize duration metric labels them; failed
@@ -111,8 +107,9 @@ type expansion struct {
 }
 
 // record writes a successful expansion: the PV's capacity, then the claim,
-// finished or handed over to kubelet, with allocatedResources at the
-// driver's capacity (see charge).
+// finished (allocatedResources at the driver's capacity, which
+// ResourceQuota charges) or handed over to kubelet (see
+// claimstatus.NodePending).
 func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, x expansion, start time.Time) error {
 	var preResize *resource.Quantity
 	if x.nodeStep && c.AnnotateFsResize {
@@ -125,9 +122,9 @@ func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentV
 	}
 	updated, reason, message, result := claimstatus.Finished(pvc, x.size, c.now()), ReasonResizeSuccessful, "Resize volume succeeded", ResultFinished
 	if x.nodeStep {
-		updated, reason, message, result = claimstatus.NodePending(pvc, x.size, c.now()), ReasonFileSystemResizeRequired, "Require file system resize of volume on node", ResultNodePending
+		updated, reason, message, result = claimstatus.NodePending(pvc, c.now()), ReasonFileSystemResizeRequired, "Require file system resize of volume on node", ResultNodePending
 	}
-	pvc, err := c.charge(ctx, key, pvc, updated, x)
+	pvc, err := c.patchClaim(ctx, key, pvc, updated)
 	if err != nil {
 		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, fmt.Sprintf("%s: record the new size %s in the claim", what, x.size.String()), "retried with backoff")
 	}
@@ -136,37 +133,16 @@ func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentV
 	return nil
 }
 
-// charge writes the claim's status after a success, whose
-// allocatedResources is the driver's capacity, so that ResourceQuota
-// charges the claim what was really allocated: the quota admission counts
-// a status write that raises allocatedResources. A kube-apiserver of v1.36
-// records that usage even beyond the quota's hard limit (it checks the
-// limit on writes of the claim, not of its status); should one refuse the
-// write as exceeding the quota, the status is written again with
-// allocatedResources at the target, which the quota already charges, and a
-// warning says so: the volume is expanded either way, and the claim must
-// not be held back for it.
-func (c *Controller) charge(ctx context.Context, key string, pvc, updated *v1.PersistentVolumeClaim, x expansion) (*v1.PersistentVolumeClaim, error) {
-	out, err := c.patchClaim(ctx, key, pvc, updated)
-	if err == nil || !overQuota(err) || x.size.Cmp(x.target) <= 0 {
-		return out, err
+// settle records the volume's size, which the driver allocated beyond the
+// size kubelet finished at, as the claim's capacity and allocated size
+// (resize.Settle): one write, no driver call.
+func (c *Controller) settle(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, size resource.Quantity) error {
+	if _, err := c.patchClaim(ctx, key, pvc, claimstatus.Settled(pvc, size)); err != nil {
+		what := fmt.Sprintf("%s: record the volume's size %s in the claim after kubelet finished", expanding(pv, size), size.String())
+		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, what, "retried with backoff")
 	}
-	out, err2 := c.patchClaim(ctx, key, pvc, claimstatus.Allocated(updated, x.target))
-	if err2 != nil {
-		return out, err2
-	}
-	c.Recorder.Event(out, v1.EventTypeWarning, ReasonQuotaExceeded, fmt.Sprintf(
-		"volume %q is expanded to %s, more than the %s asked for, but ResourceQuota refused to charge the claim for %s: "+
-			"allocatedResources stays at %s, and the quota counts %s for this claim: %v",
-		updated.Spec.VolumeName, x.size.String(), x.target.String(), x.size.String(), x.target.String(), x.target.String(), err))
-	return out, nil
-}
-
-// overQuota reports whether err is the API server refusing a write that
-// would exceed a ResourceQuota. Other refusals of the quota admission, such
-// as a quota whose usage is not computed yet, pass: they are retried.
-func overQuota(err error) bool {
-	return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota")
+	klog.FromContext(ctx).V(2).Info("Recorded the size the driver allocated", "size", size.String())
+	return nil
 }
 
 // expandFailed remembers and records a failed driver call. Uncertain

@@ -67,7 +67,10 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 
 // run carries out the step of op.
 func (c *Controller) run(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, p plan, op operation) (time.Duration, error) {
-	if op == resizeOperation {
+	switch {
+	case op == resizeOperation && p.resize.Action == resize.Settle:
+		return 0, c.settle(ctx, key, pvc, pv, p.resize.Target)
+	case op == resizeOperation:
 		return c.expand(ctx, key, pvc, pv, p.resize)
 	}
 	return c.modifyStep(ctx, key, pvc, pv, p.modify)

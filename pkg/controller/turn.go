@@ -52,7 +52,8 @@ type plan struct {
 //  3. the modification (so that a failing expansion does not hold back a
 //     class change), then the expansion that failed.
 func (p plan) next() operation {
-	expand := p.resize.Action == resize.Expand
+	// Settling writes the claim only; it goes where an expansion would.
+	expand := p.resize.Action == resize.Expand || p.resize.Action == resize.Settle
 	modifies := p.modify.Action != modify.None && p.modify.Action != modify.Wait
 	switch {
 	case p.modify.Action == modify.Modify && !p.modify.RecordIntent:

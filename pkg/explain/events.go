@@ -32,7 +32,6 @@ const (
 	reasonResizeFailed       = "VolumeResizeFailed"
 	reasonFileSystemRequired = "FileSystemResizeRequired"
 	reasonResizeSuccessful   = "VolumeResizeSuccessful"
-	reasonQuotaExceeded      = "VolumeResizeQuotaExceeded"
 	reasonModify             = "VolumeModify"
 	reasonModifySuccessful   = "VolumeModifySuccessful"
 	reasonModifyFailed       = "VolumeModifyFailed"
@@ -40,7 +39,7 @@ const (
 )
 
 var (
-	resizeReasons = []string{reasonResizing, reasonResizeFailed, reasonFileSystemRequired, reasonResizeSuccessful, reasonQuotaExceeded}
+	resizeReasons = []string{reasonResizing, reasonResizeFailed, reasonFileSystemRequired, reasonResizeSuccessful}
 	modifyReasons = []string{reasonModify, reasonModifySuccessful, reasonModifyFailed, reasonModifyCanceled}
 )
 

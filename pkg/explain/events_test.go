@@ -32,7 +32,7 @@ func TestReasonsAreTheControllers(t *testing.T) {
 	for ours, theirs := range map[string]string{
 		reasonResizing: controller.ReasonResizing, reasonResizeFailed: controller.ReasonResizeFailed,
 		reasonFileSystemRequired: controller.ReasonFileSystemResizeRequired, reasonResizeSuccessful: controller.ReasonResizeSuccessful,
-		reasonQuotaExceeded: controller.ReasonQuotaExceeded, reasonModify: controller.ReasonModify,
+		reasonModify:           controller.ReasonModify,
 		reasonModifySuccessful: controller.ReasonModifySuccessful, reasonModifyFailed: controller.ReasonModifyFailed,
 		reasonModifyCanceled: controller.ReasonModifyCanceled,
 	} {

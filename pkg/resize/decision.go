@@ -37,6 +37,11 @@ const (
 	Expand
 	// Wait: an infeasible size is not retried before Decision.RetryAfter.
 	Wait
+	// Settle: kubelet finished the node step at the size recorded for it,
+	// and the volume is larger (the driver allocated more than asked for):
+	// record Decision.Target, the volume's size, as the claim's capacity
+	// and allocated size. No driver call.
+	Settle
 )
 
 // String names the action for logs.
@@ -46,6 +51,8 @@ func (a Action) String() string {
 		return "expand"
 	case Wait:
 		return "wait"
+	case Settle:
+		return "settle"
 	default:
 		return "none"
 	}
@@ -68,9 +75,10 @@ type State struct {
 	// PVSize is pv.spec.capacity[storage].
 	PVSize resource.Quantity
 	// Allocated is pvc.status.allocatedResources[storage], nil when unset:
-	// the size being expanded to while a resize runs; after a success, the
+	// the size being expanded to while a resize runs, and the size kubelet
+	// expands the file system to; once the resize is complete, the
 	// capacity the driver reported, which is at least the size asked for
-	// and so may be above the request.
+	// and so may be above the request (see Settle).
 	Allocated *resource.Quantity
 	// Status is pvc.status.allocatedResourceStatuses[storage], "" when unset.
 	Status v1.ClaimResourceStatus
@@ -113,6 +121,10 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 		return Decision{Action: None, Reason: fmt.Sprintf("kubelet found %s infeasible: waiting for a request that asks for another size", s.Allocated.String())}
 	}
 	if !s.needsWork() {
+		if s.unsettled() {
+			return Decision{Action: Settle, Target: s.PVSize,
+				Reason: fmt.Sprintf("kubelet finished at %s; recording the volume's size %s the driver allocated", s.Capacity.String(), s.PVSize.String())}
+		}
 		return Decision{Action: None, Reason: "requested size is reached"}
 	}
 	target, why := s.target()
@@ -144,16 +156,30 @@ func (s State) kubeletOwns() bool {
 }
 
 // nodeInfeasibleUnchanged is true when kubelet found the recorded size
-// infeasible and another attempt would ask for that same size again: the
-// request is unchanged, or it lies within the recorded size, which may be
-// above the request when the driver allocated more than it was asked for,
-// and which a volume already holding it never goes below.
+// infeasible and the user has not asked for another size since: the
+// request is still the recorded size (the volume may hold more, when the
+// driver allocated more than asked for, and that is no new request), or
+// another attempt would ask for that same size again (a request within
+// the recorded size, which may be above the request, and which a volume
+// already holding it never goes below).
 func (s State) nodeInfeasibleUnchanged() bool {
 	if s.Status != v1.PersistentVolumeClaimNodeResizeInfeasible || s.Allocated == nil {
 		return false
 	}
 	target, _ := s.target()
-	return target.Cmp(*s.Allocated) == 0
+	return s.Request.Cmp(*s.Allocated) == 0 || target.Cmp(*s.Allocated) == 0
+}
+
+// unsettled is true when the last resize is complete at the recorded size
+// (kubelet writes status.capacity = allocatedResources and drops the
+// status) while the volume is larger: the driver allocated more than it was
+// asked for. That larger size is recorded only now, after kubelet: while
+// kubelet works, allocatedResources must equal the request, or kubelet marks
+// the claim NodeResizeInfeasible after a second final node failure; and
+// kubelet reconciles a volume for as long as the PV is larger than the size
+// it finished at.
+func (s State) unsettled() bool {
+	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 && s.PVSize.Cmp(s.Capacity) > 0
 }
 
 // needsWork is true when the request exceeds the claim's capacity, or when a

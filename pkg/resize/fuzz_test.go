@@ -123,7 +123,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 		t.Errorf("%s: empty reason", describe(s))
 	}
 	switch d.Action {
-	case None, Expand, Wait:
+	case None, Expand, Wait, Settle:
 	default:
 		t.Fatalf("%s: unknown action %d", describe(s), d.Action)
 	}
@@ -145,13 +145,25 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	// (finished, or handed to kubelet with the PV at that size) is never
 	// expanded again, even when that size is above the request because
 	// the driver allocated more: no new expansion, no "lowered request".
-	if settled(s) && d.Action != None {
+	if settled(s) && d.Action != None && d.Action != Settle {
 		t.Errorf("%s: %s to %s, but the claim holds its request and no step is unfinished", describe(s), d.Action, d.Target.String())
+	}
+	// kubelet finished at the recorded size below the volume's: the
+	// volume's size is recorded, and only then.
+	if finishedBelowVolume(s) != (d.Action == Settle) {
+		t.Errorf("%s: %s to %s; kubelet finished below the volume's size: %v", describe(s), d.Action, d.Target.String(), finishedBelowVolume(s))
+	}
+	if d.Action == Settle && d.Target.Cmp(s.PVSize) != 0 {
+		t.Errorf("%s: settle at %s, want the volume's size %s", describe(s), d.Target.String(), s.PVSize.String())
 	}
 	// Kubelet found the recorded size infeasible: asking the driver for it
 	// again would only hand kubelet the same size.
 	if s.Status == nodeInfeasible && s.Allocated != nil && d.Action == Expand && d.Target.Cmp(*s.Allocated) == 0 {
 		t.Errorf("%s: expand again to %s, the size kubelet found infeasible", describe(s), d.Target.String())
+	}
+	// ... nor is anything done until the user asks for another size.
+	if s.Status == nodeInfeasible && s.Allocated != nil && s.Request.Cmp(*s.Allocated) == 0 && d.Action != None {
+		t.Errorf("%s: %s to %s, but the request is still the size kubelet found infeasible", describe(s), d.Action, d.Target.String())
 	}
 	if d.Action == None {
 		return
@@ -217,6 +229,14 @@ func settled(s State) bool {
 		return s.PVSize.Cmp(*s.Allocated) >= 0
 	}
 	return true
+}
+
+// finishedBelowVolume is true when the claim's resize is complete (no
+// status) at its recorded size, which covers the request, while its volume
+// is larger.
+func finishedBelowVolume(s State) bool {
+	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 &&
+		s.Request.Cmp(s.Capacity) <= 0 && s.PVSize.Cmp(s.Capacity) > 0
 }
 
 // outOfRange is true when a size of s is beyond 1e30 bytes or, not zero,

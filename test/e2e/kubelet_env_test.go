@@ -21,7 +21,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -81,5 +86,62 @@ func (e *env) waitNodeCalls(method, volume string, n int) []framework.Call {
 			e.t.Fatalf("%s of %s: %d calls, want %d: %+v", method, volume, len(calls), n, calls)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// watchStatuses records every allocatedResourceStatuses[storage] the claim
+// shows from now on, and returns a function that lists them.
+func (e *env) watchStatuses(claim string) func() []v1.ClaimResourceStatus {
+	e.t.Helper()
+	w, err := cluster.Admin.CoreV1().PersistentVolumeClaims(e.ns).Watch(e.ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + claim})
+	must(e.t, err)
+	e.t.Cleanup(w.Stop)
+	var (
+		mu   sync.Mutex
+		seen []v1.ClaimResourceStatus
+	)
+	go func() {
+		for ev := range w.ResultChan() {
+			if pvc, ok := ev.Object.(*v1.PersistentVolumeClaim); ok {
+				mu.Lock()
+				seen = append(seen, framework.ResizeStatus(pvc))
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() []v1.ClaimResourceStatus {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}
+
+// quietWindow is how long a finished claim is watched for kubelet's
+// requests, and quietGets how many GETs of it kubelet may make meanwhile: a
+// claim kubelet still thinks unfinished is read about ten times a second.
+const (
+	quietWindow = 10 * time.Second
+	quietGets   = 2
+)
+
+// checkKubeletQuiet counts kubelet's GETs of the claim during quietWindow
+// from now, from the API server's audit log.
+func (e *env) checkKubeletQuiet(claim string) {
+	e.t.Helper()
+	from := time.Now()
+	// A window of time, not a condition: what is measured is how little
+	// happens in it.
+	select {
+	case <-time.After(quietWindow):
+	case <-e.ctx.Done():
+		e.t.Fatal(e.ctx.Err())
+	}
+	gets, err := cluster.AuditEvents(from, time.Now(), func(a framework.AuditEvent) bool {
+		return a.FromKubelet() && a.Verb == "get" && a.ObjectRef.Resource == "persistentvolumeclaims" &&
+			a.ObjectRef.Namespace == e.ns && a.ObjectRef.Name == claim
+	})
+	must(e.t, err)
+	if len(gets) > quietGets {
+		e.t.Errorf("kubelet read finished claim %s %d times in %s, want at most %d", claim, len(gets), quietWindow, quietGets)
 	}
 }

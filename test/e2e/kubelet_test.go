@@ -17,7 +17,10 @@ limitations under the License.
 package e2e
 
 import (
+	"slices"
 	"testing"
+
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -38,4 +41,41 @@ func TestKubeletExpandsMountedVolume(t *testing.T) {
 		t.Errorf("NodeExpandVolume calls = %+v, want one of 2Gi", calls)
 	}
 	e.waitEvent("data", "FileSystemResizeSuccessful")
+}
+
+// TestKubeletFinishesRoundedSizeAfterNodeFailures: a driver that allocates
+// whole GiB answers 2Gi for a request of 1500Mi, and its NodeExpandVolume
+// fails twice with a final error. kubelet marks a claim NodeResizeInfeasible
+// on such a second failure when its request differs from
+// allocatedResources, so what the resizer records must keep them equal
+// while kubelet works; the claim then ends at the driver's 2Gi by itself,
+// and kubelet stops reading it.
+func TestKubeletFinishesRoundedSizeAfterNodeFailures(t *testing.T) {
+	e := newEnv(t, framework.DriverOptions{NodeExpansionRequired: true, AllocationUnit: bytes("1Gi")})
+	node := e.startNode()
+	v := e.volume("data", "1Gi")
+	e.runPod(node, "app", "data")
+	busy := framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Code: "Internal", Message: "device is busy"}
+	must(t, e.driver.Script(busy, busy))
+	statuses := e.watchStatuses("data")
+	e.grow("data", "1500Mi")
+
+	pvc := e.waitClaim("data", "the claim to end at the driver's size", finished("2Gi"))
+	if got := pvc.Status.AllocatedResources[v1.ResourceStorage]; got.Cmp(quantity("2Gi")) != 0 {
+		t.Errorf("allocatedResources = %s, want 2Gi", got.String())
+	}
+	if got := e.pvSize(v); got != "2Gi" {
+		t.Errorf("PV size = %s, want 2Gi", got)
+	}
+	if slices.Contains(statuses(), v1.PersistentVolumeClaimNodeResizeInfeasible) {
+		t.Errorf("the claim went through NodeResizeInfeasible: %v", statuses())
+	}
+	var codes []string
+	for _, c := range e.nodeCalls(framework.MethodNodeExpand, v.Handle) {
+		codes = append(codes, c.Code)
+	}
+	if !slices.Equal(codes, []string{"Internal", "Internal", "OK"}) {
+		t.Errorf("NodeExpandVolume codes = %v, want two failures then success", codes)
+	}
+	e.checkKubeletQuiet("data")
 }
