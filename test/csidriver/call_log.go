@@ -34,26 +34,49 @@ const (
 	MethodExpand = "ControllerExpandVolume"
 	// MethodModify is ControllerModifyVolume.
 	MethodModify = "ControllerModifyVolume"
+	// MethodNodeStage is NodeStageVolume.
+	MethodNodeStage = "NodeStageVolume"
+	// MethodNodeUnstage is NodeUnstageVolume.
+	MethodNodeUnstage = "NodeUnstageVolume"
+	// MethodNodePublish is NodePublishVolume.
+	MethodNodePublish = "NodePublishVolume"
+	// MethodNodeUnpublish is NodeUnpublishVolume.
+	MethodNodeUnpublish = "NodeUnpublishVolume"
+	// MethodNodeExpand is NodeExpandVolume.
+	MethodNodeExpand = "NodeExpandVolume"
 )
 
-// LoggedCall is one line of a call log: a ControllerExpandVolume or
-// ControllerModifyVolume call as a driver process saw it, without its
-// secrets. A call is logged when it arrives, when its caller stops waiting
-// before the end, and when it ends; ReadCallLog merges the lines of a call.
+// IsNodeMethod reports whether method is one of the node calls a call log
+// records (MethodNodeStage ... MethodNodeExpand).
+func IsNodeMethod(method string) bool {
+	switch method {
+	case MethodNodeStage, MethodNodeUnstage, MethodNodePublish, MethodNodeUnpublish, MethodNodeExpand:
+		return true
+	}
+	return false
+}
+
+// LoggedCall is one line of a call log: a ControllerExpandVolume,
+// ControllerModifyVolume or node call as a driver process saw it, without
+// its secrets. A call is logged when it arrives, when its caller stops
+// waiting before the end (controller calls only), and when it ends;
+// ReadCallLog merges the lines of a call.
 type LoggedCall struct {
 	// Driver is the pid of the driver process that served the call; with Seq
 	// it names the call across restarts of the driver.
 	Driver int `json:"driver"`
-	// Seq numbers the calls of one driver process from 1, both methods together.
+	// Seq numbers the calls of one driver process from 1, all methods together.
 	Seq int `json:"seq"`
-	// Method is MethodExpand or MethodModify. ReadCallLog reads a line
-	// without it, from a log written before modify calls were logged, as
-	// MethodExpand.
+	// Method is MethodExpand, MethodModify or a node method (see
+	// IsNodeMethod). ReadCallLog reads a line without it, from a log
+	// written before modify calls were logged, as MethodExpand.
 	Method string `json:"method,omitempty"`
 	// Pid is the caller's pid (from the socket's peer credentials).
 	Pid      int    `json:"pid"`
 	VolumeID string `json:"volumeID"`
-	// RequiredBytes is the size an expand call asked for.
+	// Path is a node call's staging, target or volume path (see NodeCall).
+	Path string `json:"path,omitempty"`
+	// RequiredBytes is the size an expand call (controller or node) asked for.
 	RequiredBytes int64 `json:"requiredBytes"`
 	// Parameters are the mutable parameters a modify call sent.
 	Parameters map[string]string `json:"parameters,omitempty"`
@@ -72,9 +95,13 @@ type LoggedCall struct {
 // Ended reports whether the driver answered the call.
 func (c LoggedCall) Ended() bool { return !c.End.IsZero() }
 
+// Node reports whether the call is a node call.
+func (c LoggedCall) Node() bool { return IsNodeMethod(c.Method) }
+
 // CallLog appends the calls of one driver process to a JSON-lines file that
-// outlives the process. Use its Record method as Config.OnExpandCall and its
-// RecordModify method as Config.OnModifyCall.
+// outlives the process. Use its Record method as Config.OnExpandCall, its
+// RecordModify method as Config.OnModifyCall and its RecordNode method as
+// Config.OnNodeCall.
 type CallLog struct {
 	driver int
 	mu     sync.Mutex
@@ -118,6 +145,19 @@ func (l *CallLog) RecordModify(call ModifyCall) {
 	l.write(c)
 }
 
+// RecordNode appends a node call as one line.
+func (l *CallLog) RecordNode(call NodeCall) {
+	c := LoggedCall{
+		Driver: l.driver, Seq: call.Seq, Method: call.Method, Pid: call.Pid,
+		VolumeID: call.VolumeID, Path: call.Path, RequiredBytes: call.RequiredBytes,
+		Start: call.Start, End: call.End, CapacityBytes: call.CapacityBytes,
+	}
+	if call.Ended() {
+		c.Code = call.Code.String()
+	}
+	l.write(c)
+}
+
 // write appends c as one line. Each line is one write to a file opened for
 // appending, so a killed driver leaves whole lines only.
 func (l *CallLog) write(c LoggedCall) {
@@ -137,7 +177,7 @@ func (l *CallLog) Close() error {
 	return l.f.Close()
 }
 
-// ReadCallLog reads a call log: one entry per call of either method, the
+// ReadCallLog reads a call log: one entry per call of any method, the
 // last line logged for it, in order of arrival. A missing file holds no calls.
 func ReadCallLog(path string) ([]LoggedCall, error) {
 	f, err := os.Open(path)

@@ -194,6 +194,7 @@ func TestReadCallLogMethods(t *testing.T) {
 	}{
 		{name: "old line without a method reads as expand", line: `{"driver":1,"seq":1,"pid":2,"volumeID":"v","requiredBytes":10,"start":"2026-01-01T00:00:00Z"}`, want: MethodExpand},
 		{name: "expand", line: `{"driver":1,"seq":1,"method":"ControllerExpandVolume","pid":2,"volumeID":"v","requiredBytes":10,"start":"2026-01-01T00:00:00Z"}`, want: MethodExpand},
+		{name: "node expand", line: `{"driver":1,"seq":1,"method":"NodeExpandVolume","pid":2,"volumeID":"v","path":"/p","requiredBytes":10,"start":"2026-01-01T00:00:00Z"}`, want: MethodNodeExpand},
 		{name: "modify", line: `{"driver":1,"seq":1,"method":"ControllerModifyVolume","pid":2,"volumeID":"v","requiredBytes":0,"parameters":{"a":"b"},"start":"2026-01-01T00:00:00Z"}`, want: MethodModify},
 	}
 	for _, tc := range tests {
@@ -210,5 +211,55 @@ func TestReadCallLogMethods(t *testing.T) {
 				t.Errorf("ReadCallLog = %+v, want one %s call", calls, tc.want)
 			}
 		})
+	}
+}
+
+func TestCallLogNodeCalls(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "calls.jsonl")
+	log, err := OpenCallLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, c := dial(t, Config{ControllerExpand: true, NodeExpand: true, OnExpandCall: log.Record, OnNodeCall: log.RecordNode})
+	d.AddVolume("vol-1", 100)
+	p := newNodePaths(t)
+	ctx := testContext(t)
+	stageAndPublish(t, c, "vol-1", p)
+	if _, err := c.controller.ControllerExpandVolume(ctx, expandRequest("vol-1", 200)); err != nil {
+		t.Fatalf("ControllerExpandVolume: %v", err)
+	}
+	d.FailCall(MethodNodeExpand, codes.Internal, 1)
+	_, _ = c.node.NodeExpandVolume(ctx, nodeExpandRequest("vol-1", p.target, 200))
+	if _, err := c.node.NodeExpandVolume(ctx, nodeExpandRequest("vol-1", p.target, 200)); err != nil {
+		t.Fatalf("NodeExpandVolume: %v", err)
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	calls, err := ReadCallLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		method, path, code string
+		required, capacity int64
+	}{
+		{MethodNodeStage, p.staging, "OK", 0, 0},
+		{MethodNodePublish, p.target, "OK", 0, 0},
+		{MethodExpand, "", "OK", 200, 200},
+		{MethodNodeExpand, p.target, "Internal", 200, 0},
+		{MethodNodeExpand, p.target, "OK", 200, 200},
+	}
+	if len(calls) != len(want) {
+		t.Fatalf("got %d calls, want %d: %+v", len(calls), len(want), calls)
+	}
+	for i, w := range want {
+		got := calls[i]
+		if got.Method != w.method || got.Path != w.path || got.Code != w.code || got.RequiredBytes != w.required ||
+			got.CapacityBytes != w.capacity || got.VolumeID != "vol-1" || got.Seq != i+1 || !got.Ended() ||
+			got.Node() != (w.method != MethodExpand) {
+			t.Errorf("call %d = %+v, want %+v", i, got, w)
+		}
 	}
 }

@@ -67,7 +67,7 @@ func (d *Driver) expand(ctx context.Context, req *csi.ControllerExpandVolumeRequ
 		}
 	}
 	d.mu.Lock()
-	f := d.takeExpandFaults()
+	f := d.takeExpandFaults(req.GetVolumeId())
 	d.mu.Unlock()
 	if err := f.suffer(ctx); err != nil {
 		return nil, err

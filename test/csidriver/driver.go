@@ -16,8 +16,11 @@ limitations under the License.
 
 // Package csidriver is a small, configurable CSI driver for tests. It serves the
 // Identity, Controller and Node services on a real unix socket, records every
-// ControllerExpandVolume and ControllerModifyVolume call and lets a test inject
-// faults (gRPC errors, latency, odd capacities) at run time.
+// ControllerExpandVolume and ControllerModifyVolume call and every call that
+// stages, publishes or expands a volume on the node, and lets a test inject
+// faults (gRPC errors, latency, odd capacities) at run time. Its Node service
+// is enough for a real kubelet: it creates and removes the directories kubelet
+// expects, and keeps a file-system size per volume, but mounts nothing.
 //
 // It is not production code. Only testing.go imports the testing package, so the
 // driver can also be built into a standalone binary for end-to-end tests.
@@ -76,11 +79,17 @@ type Config struct {
 	// NoNodeService does not register the Node service, as on a controller-only
 	// socket: NodeGetCapabilities then fails with Unimplemented.
 	NoNodeService bool
+	// NodeID is what NodeGetInfo answers; empty means DefaultNodeID.
+	NodeID string
 	// StateFile, when set, keeps the volume sizes and mutable parameters
 	// across restarts of the driver, as a storage backend would: Serve loads
 	// it, and every change is written to it before the call that made it
-	// answers.
+	// answers. It keeps what the node side did too (file-system sizes,
+	// staging and target paths), as mounts outlive a driver's restart.
 	StateFile string
+	// FaultFile, when set, scripts the driver's answers: a JSON list of
+	// Answer, read again whenever its content changes (see Script).
+	FaultFile string
 	// OnExpandCall, when set, is called with a copy of each
 	// ControllerExpandVolume call when it arrives (End zero), when its caller
 	// stops waiting before the end (CallerGone set), and when it ends, for
@@ -89,6 +98,10 @@ type Config struct {
 	OnExpandCall func(ExpandCall)
 	// OnModifyCall is OnExpandCall for ControllerModifyVolume calls.
 	OnModifyCall func(ModifyCall)
+	// OnNodeCall, when set, is called with each NodeStageVolume,
+	// NodeUnstageVolume, NodePublishVolume, NodeUnpublishVolume and
+	// NodeExpandVolume call when it arrives (End zero) and when it ends.
+	OnNodeCall func(NodeCall)
 }
 
 // Driver is a running test driver. All its methods are safe for concurrent use.
@@ -111,6 +124,9 @@ type Driver struct {
 	seq           int                          // calls recorded so far
 	calls         []ExpandCall
 	modifyCalls   []ModifyCall
+	nodeCalls     []NodeCall
+	node          map[string]NodeVolume // volume ID -> what the node side did with it
+	script        script
 	inFlight      map[string]int // volume ID -> expand and modify calls running now
 	maxConcurrent map[string]int // volume ID -> highest value inFlight reached
 }
@@ -136,6 +152,7 @@ func Serve(socketPath string, cfg Config) (*Driver, error) {
 		done:          make(chan struct{}),
 		volumes:       st.Volumes,
 		parameters:    st.Parameters,
+		node:          st.Node,
 		inFlight:      map[string]int{},
 		maxConcurrent: map[string]int{},
 	}
@@ -191,16 +208,19 @@ func removeStaleSocket(path string) error {
 	return nil
 }
 
-// intercept fails calls as armed with FailCall and logs every call with
-// secrets stripped, for debugging end-to-end runs.
+// intercept records the node calls, fails calls as armed with FailCall or
+// scripted, and logs every call with secrets stripped, for debugging
+// end-to-end runs.
 func (d *Driver) intercept(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	logger := klog.FromContext(ctx)
 	logger.V(5).Info("Test driver call", "method", info.FullMethod, "request", protosanitizer.StripSecrets(req))
+	end := d.beginNodeCall(ctx, req)
 	var resp any
-	err := d.takeCallFault(info.FullMethod)
+	err := d.takeCallFault(info.FullMethod, req).suffer(ctx)
 	if err == nil {
 		resp, err = handler(ctx, req)
 	}
+	end(resp, err)
 	if err != nil {
 		logger.V(5).Info("Test driver error", "method", info.FullMethod, "err", err)
 		return resp, err

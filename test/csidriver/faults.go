@@ -49,6 +49,9 @@ type faults struct {
 	modifyDelay time.Duration
 	modifyHook  ModifyHook
 	modifyHold  *gate
+
+	nodeExpandDelay time.Duration
+	nodeExpandHold  *gate
 }
 
 // errorFault fails the next n calls with code; n < 0 fails every call.
@@ -100,7 +103,8 @@ func (d *Driver) FailModify(code codes.Code, times int) {
 // "ControllerModifyVolume") fail with code before they reach the driver;
 // times < 0 fails every call until ResetFaults. A ControllerExpandVolume or
 // ControllerModifyVolume call failed this way is not recorded in Calls or
-// ModifyCalls: use FailExpand or FailModify for that.
+// ModifyCalls: use FailExpand or FailModify for that. A node call failed
+// this way is recorded in NodeCalls, with its code.
 func (d *Driver) FailCall(method string, code codes.Code, times int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -110,18 +114,24 @@ func (d *Driver) FailCall(method string, code codes.Code, times int) {
 	d.faults.calls[method] = &errorFault{code: code, n: times}
 }
 
-// takeCallFault returns the injected error for one call of method (a full
-// gRPC method name), if any.
-func (d *Driver) takeCallFault(method string) error {
+// takeCallFault returns the faults of one call of method (a full gRPC
+// method name) with req: the error armed by FailCall, else a scripted
+// answer. ControllerExpandVolume and ControllerModifyVolume take their
+// scripted answers in their handlers instead, so that they are recorded.
+func (d *Driver) takeCallFault(method string, req any) callFaults {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if f := d.faults.calls[method]; f != nil {
-		return f.take()
+		return callFaults{err: f.take()}
 	}
 	if f := d.faults.calls[path.Base(method)]; f != nil {
-		return f.take()
+		return callFaults{err: f.take()}
 	}
-	return nil
+	switch method {
+	case csi.Controller_ControllerExpandVolume_FullMethodName, csi.Controller_ControllerModifyVolume_FullMethodName:
+		return callFaults{}
+	}
+	return d.takeScriptedLocked(method, volumeIDOf(req))
 }
 
 // SetExpandDelay makes every ControllerExpandVolume call wait delay before it
@@ -194,22 +204,24 @@ func (d *Driver) holdOn(slot func(*faults) **gate) (release func()) {
 	}
 }
 
-// ResetFaults disarms every fault and releases held calls. Calls already
-// waiting out a delay finish their wait.
+// ResetFaults disarms every fault, drops the scripted answers not taken yet
+// and releases held calls. Calls already waiting out a delay finish their
+// wait.
 func (d *Driver) ResetFaults() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, g := range []*gate{d.faults.hold, d.faults.modifyHold} {
+	for _, g := range []*gate{d.faults.hold, d.faults.modifyHold, d.faults.nodeExpandHold} {
 		if g != nil {
 			g.open()
 		}
 	}
 	d.faults = faults{}
+	d.script.answers = nil
 }
 
-// callFaults is what one ControllerExpandVolume or ControllerModifyVolume
-// call must suffer, fixed when the call arrives (and the hook declined it)
-// so that "the next N calls" means the next N to arrive.
+// callFaults is what one call must suffer, fixed when the call arrives (and,
+// for ControllerExpandVolume and ControllerModifyVolume, the hook declined
+// it) so that "the next N calls" means the next N to arrive.
 type callFaults struct {
 	delay    time.Duration
 	hold     *gate
@@ -217,23 +229,30 @@ type callFaults struct {
 	capacity *int64 // expand only
 }
 
-// takeExpandFaults must be called with d.mu held.
-func (d *Driver) takeExpandFaults() callFaults {
-	return callFaults{
-		delay:    d.faults.delay,
-		hold:     d.faults.hold,
-		err:      d.faults.expand.take(),
-		capacity: d.faults.capacity,
-	}
+// takeExpandFaults returns the faults of a ControllerExpandVolume call of
+// volumeID. d.mu must be held.
+func (d *Driver) takeExpandFaults(volumeID string) callFaults {
+	f := callFaults{delay: d.faults.delay, hold: d.faults.hold, err: d.faults.expand.take(), capacity: d.faults.capacity}
+	return d.withScriptLocked(f, csi.Controller_ControllerExpandVolume_FullMethodName, volumeID)
 }
 
-// takeModifyFaults must be called with d.mu held.
-func (d *Driver) takeModifyFaults() callFaults {
-	return callFaults{
-		delay: d.faults.modifyDelay,
-		hold:  d.faults.modifyHold,
-		err:   d.faults.modify.take(),
+// takeModifyFaults returns the faults of a ControllerModifyVolume call of
+// volumeID. d.mu must be held.
+func (d *Driver) takeModifyFaults(volumeID string) callFaults {
+	f := callFaults{delay: d.faults.modifyDelay, hold: d.faults.modifyHold, err: d.faults.modify.take()}
+	return d.withScriptLocked(f, csi.Controller_ControllerModifyVolume_FullMethodName, volumeID)
+}
+
+// withScriptLocked adds to f, unless it already fails the call, the
+// scripted answer of one call of method on volumeID. d.mu must be held.
+func (d *Driver) withScriptLocked(f callFaults, method, volumeID string) callFaults {
+	if f.err != nil {
+		return f
 	}
+	s := d.takeScriptedLocked(method, volumeID)
+	f.delay += s.delay
+	f.err = s.err
+	return f
 }
 
 // suffer applies the delay, hold and error of f, honouring ctx.

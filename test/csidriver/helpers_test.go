@@ -18,6 +18,8 @@ package csidriver
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -82,4 +84,47 @@ func expandRequest(volumeID string, required int64) *csi.ControllerExpandVolumeR
 
 func modifyRequest(volumeID string, params map[string]string) *csi.ControllerModifyVolumeRequest {
 	return &csi.ControllerModifyVolumeRequest{VolumeId: volumeID, MutableParameters: params}
+}
+
+// mountCapability is the volume_capability of a mount volume.
+var mountCapability = &csi.VolumeCapability{
+	AccessType: &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{}},
+	AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER},
+}
+
+func stageRequest(volumeID, staging string) *csi.NodeStageVolumeRequest {
+	return &csi.NodeStageVolumeRequest{VolumeId: volumeID, StagingTargetPath: staging, VolumeCapability: mountCapability}
+}
+
+func publishRequest(volumeID, staging, target string) *csi.NodePublishVolumeRequest {
+	return &csi.NodePublishVolumeRequest{VolumeId: volumeID, StagingTargetPath: staging, TargetPath: target, VolumeCapability: mountCapability}
+}
+
+func nodeExpandRequest(volumeID, volumePath string, required int64) *csi.NodeExpandVolumeRequest {
+	return &csi.NodeExpandVolumeRequest{VolumeId: volumeID, VolumePath: volumePath, CapacityRange: &csi.CapacityRange{RequiredBytes: required}}
+}
+
+// nodePaths are a staging directory (created, as kubelet creates it) and a
+// target path (not created, as the driver must create it) for one volume.
+type nodePaths struct{ staging, target string }
+
+func newNodePaths(t *testing.T) nodePaths {
+	t.Helper()
+	dir := t.TempDir()
+	p := nodePaths{staging: filepath.Join(dir, "globalmount"), target: filepath.Join(dir, "pod", "mount")}
+	if err := os.Mkdir(p.staging, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// stageAndPublish stages and publishes volumeID at p, failing t on an error.
+func stageAndPublish(t *testing.T, c clients, volumeID string, p nodePaths) {
+	t.Helper()
+	if _, err := c.node.NodeStageVolume(testContext(t), stageRequest(volumeID, p.staging)); err != nil {
+		t.Fatalf("NodeStageVolume: %v", err)
+	}
+	if _, err := c.node.NodePublishVolume(testContext(t), publishRequest(volumeID, p.staging, p.target)); err != nil {
+		t.Fatalf("NodePublishVolume: %v", err)
+	}
 }

@@ -45,7 +45,7 @@ func (d *Driver) modify(ctx context.Context, req *csi.ControllerModifyVolumeRequ
 		}
 	}
 	d.mu.Lock()
-	f := d.takeModifyFaults()
+	f := d.takeModifyFaults(req.GetVolumeId())
 	d.mu.Unlock()
 	if err := f.suffer(ctx); err != nil {
 		return nil, err

@@ -32,6 +32,9 @@ type state struct {
 	// Parameters maps volume IDs to their applied mutable parameters. State
 	// files written before ControllerModifyVolume was served have none.
 	Parameters map[string]map[string]string `json:"parameters,omitempty"`
+	// Node maps volume IDs to what the node side did with them. State
+	// files written before the Node service was served have none.
+	Node map[string]NodeVolume `json:"node,omitempty"`
 }
 
 // ReadState returns the volume sizes saved in a state file; a missing file
@@ -48,9 +51,16 @@ func ReadVolumeParameters(path string) (map[string]map[string]string, error) {
 	return s.Parameters, err
 }
 
+// ReadNodeVolumes returns what the node side of the driver knew of each
+// volume, as saved in a state file; a missing file holds none.
+func ReadNodeVolumes(path string) (map[string]NodeVolume, error) {
+	s, err := readState(path)
+	return s.Node, err
+}
+
 // readState reads a state file into maps that are never nil.
 func readState(path string) (state, error) {
-	s := state{Volumes: map[string]int64{}, Parameters: map[string]map[string]string{}}
+	s := state{Volumes: map[string]int64{}, Parameters: map[string]map[string]string{}, Node: map[string]NodeVolume{}}
 	if path == "" {
 		return s, nil
 	}
@@ -67,6 +77,7 @@ func readState(path string) (state, error) {
 	}
 	maps.Copy(s.Volumes, saved.Volumes)
 	maps.Copy(s.Parameters, saved.Parameters)
+	maps.Copy(s.Node, saved.Node)
 	return s, nil
 }
 
@@ -96,29 +107,31 @@ func writeState(path string, s state) error {
 // keeps one; on a failure to save, the size is left as it was. d.mu must be
 // held, so that saves happen in the order of the changes.
 func (d *Driver) resizeLocked(id string, size int64) error {
-	old, known := d.volumes[id]
-	d.volumes[id] = size
-	if err := d.saveLocked(); err != nil {
-		if known {
-			d.volumes[id] = old
-		} else {
-			delete(d.volumes, id)
-		}
-		return err
-	}
-	return nil
+	return putLocked(d, d.volumes, id, size)
 }
 
 // setParametersLocked sets the applied mutable parameters of a volume and
 // saves the state, as resizeLocked does for its size.
 func (d *Driver) setParametersLocked(id string, params map[string]string) error {
-	old, known := d.parameters[id]
-	d.parameters[id] = params
+	return putLocked(d, d.parameters, id, params)
+}
+
+// setNodeLocked sets what the node side knows of a volume and saves the
+// state, as resizeLocked does for its size.
+func (d *Driver) setNodeLocked(id string, nv NodeVolume) error {
+	return putLocked(d, d.node, id, nv)
+}
+
+// putLocked sets m[id] (one of the maps of d's state) and saves the state;
+// on a failure to save, m is left as it was. d.mu must be held.
+func putLocked[V any](d *Driver, m map[string]V, id string, v V) error {
+	old, known := m[id]
+	m[id] = v
 	if err := d.saveLocked(); err != nil {
 		if known {
-			d.parameters[id] = old
+			m[id] = old
 		} else {
-			delete(d.parameters, id)
+			delete(m, id)
 		}
 		return err
 	}
@@ -130,5 +143,5 @@ func (d *Driver) saveLocked() error {
 	if d.cfg.StateFile == "" {
 		return nil
 	}
-	return writeState(d.cfg.StateFile, state{Volumes: d.volumes, Parameters: d.parameters})
+	return writeState(d.cfg.StateFile, state{Volumes: d.volumes, Parameters: d.parameters, Node: d.node})
 }

@@ -15,9 +15,12 @@ limitations under the License.
 */
 
 // Command csi-test-driver serves the test driver of test/csidriver as a
-// process, for the chaos tests: its volumes survive restarts (--state-file),
-// every ControllerExpandVolume and ControllerModifyVolume call is logged with
-// the caller's pid (--call-log), and a seeded share of calls fails or hangs.
+// process, for the chaos and end-to-end tests, to the resizer and to a real
+// kubelet (as a node plugin): its volumes survive restarts (--state-file),
+// every ControllerExpandVolume, ControllerModifyVolume and node call is
+// logged with the caller's pid (--call-log), a seeded share of controller
+// calls fails or hangs, and a test scripts the answers of any call through
+// a file it rewrites (--fault-file).
 package main
 
 import (
@@ -35,14 +38,6 @@ import (
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
 
-// options are the command's flags.
-type options struct {
-	endpoint, stateFile, callLog, faultsUntil string
-	latency                                   time.Duration
-	config                                    csidriver.Config
-	faults                                    csidriver.RandomFaults
-}
-
 func main() {
 	o := bindFlags(flag.CommandLine)
 	klog.InitFlags(nil)
@@ -53,25 +48,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "csi-test-driver:", err)
 		os.Exit(1)
 	}
-}
-
-// bindFlags defines the command's flags on fs, to be read once fs is parsed.
-func bindFlags(fs *flag.FlagSet) *options {
-	o := &options{}
-	fs.StringVar(&o.endpoint, "endpoint", "", "Path of the unix socket to serve on.")
-	fs.StringVar(&o.config.DriverName, "driver-name", "csi-test.example.com", "Driver name answered by GetPluginInfo.")
-	fs.StringVar(&o.config.StateFile, "state-file", "", "File that keeps the volume sizes and mutable parameters across restarts.")
-	fs.StringVar(&o.callLog, "call-log", "", "File to append one JSON line to when a ControllerExpandVolume or ControllerModifyVolume call starts and when it ends.")
-	fs.BoolVar(&o.config.NodeExpansionRequired, "node-expansion-required", false, "Answer node_expansion_required=true.")
-	fs.BoolVar(&o.config.ControllerModify, "modify", false, "Advertise the controller capability MODIFY_VOLUME.")
-	fs.Int64Var(&o.config.AllocationUnit, "allocation-unit", 0, "Allocate whole units of this many bytes: ControllerExpandVolume rounds the required bytes up to a multiple and answers that capacity.")
-	fs.Float64Var(&o.faults.FailRate, "fail-rate", 0, "Share of ControllerExpandVolume and ControllerModifyVolume calls answered with Unavailable, DeadlineExceeded or Internal.")
-	fs.Float64Var(&o.faults.HangRate, "hang-rate", 0, "Share of ControllerExpandVolume and ControllerModifyVolume calls that hang for --hang-for, whatever the caller does, and then change the volume.")
-	fs.DurationVar(&o.faults.HangFor, "hang-for", 30*time.Second, "How long a hanging call hangs; make it longer than the resizer's --timeout.")
-	fs.Uint64Var(&o.faults.Seed, "seed", 1, "Seed of the injected faults.")
-	fs.StringVar(&o.faultsUntil, "faults-until", "", "RFC 3339 time after which no fault is injected.")
-	fs.DurationVar(&o.latency, "latency", 0, "Delay of every ControllerExpandVolume and ControllerModifyVolume call; it ends early when the caller gives up.")
-	return o
 }
 
 // run serves until ctx ends (SIGTERM or SIGINT).
@@ -87,7 +63,7 @@ func run(ctx context.Context, o *options) error {
 		o.faults.Until = until
 	}
 	cfg := o.config
-	cfg.ControllerExpand, cfg.NodeExpand, cfg.Online = true, true, true
+	cfg.Online = true
 	if o.callLog != "" {
 		log, err := csidriver.OpenCallLog(o.callLog)
 		if err != nil {
@@ -96,6 +72,7 @@ func run(ctx context.Context, o *options) error {
 		defer log.Close()
 		cfg.OnExpandCall = log.Record
 		cfg.OnModifyCall = log.RecordModify
+		cfg.OnNodeCall = log.RecordNode
 	}
 	d, err := csidriver.Serve(o.endpoint, cfg)
 	if err != nil {
@@ -111,6 +88,7 @@ func run(ctx context.Context, o *options) error {
 	d.SetModifyDelay(o.latency)
 	klog.InfoS("CSI test driver serving", "endpoint", o.endpoint, "driver", cfg.DriverName, "pid", os.Getpid(),
 		"modify", cfg.ControllerModify, "allocationUnit", cfg.AllocationUnit,
+		"nodeID", cfg.NodeID, "controllerExpand", cfg.ControllerExpand, "nodeExpand", cfg.NodeExpand, "faultFile", cfg.FaultFile,
 		"failRate", o.faults.FailRate, "hangRate", o.faults.HangRate, "hangFor", o.faults.HangFor,
 		"seed", o.faults.Seed, "faultsUntil", o.faults.Until)
 	<-ctx.Done()

@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
@@ -67,18 +68,46 @@ type TestDriverOptions struct {
 	// AllocationUnit, when positive, makes the driver allocate whole units
 	// of that many bytes, and answer that larger capacity.
 	AllocationUnit int64
+	// NodeID is what the driver's NodeGetInfo answers kubelet; empty means
+	// csidriver.DefaultNodeID.
+	NodeID string
+	// NodeExpand: the driver advertises the node capability EXPAND_VOLUME
+	// and grows file systems in NodeExpandVolume.
+	NodeExpand bool
+	// NodeOnly: the driver does not advertise the controller capability
+	// EXPAND_VOLUME; its NodeExpandVolume grows the volume itself.
+	NodeOnly bool
+}
+
+// TestAnswer is a scripted answer of the driver (see TestDriver.Script).
+type TestAnswer struct {
+	// Method is the CSI method's name, such as csidriver.MethodNodeExpand;
+	// empty means csidriver.MethodExpand.
+	Method string
+	// Code is the answer's gRPC code; codes.OK lets the call be served, and
+	// only uses up the answer.
+	Code codes.Code
+	// Message is the error's message; empty means "scripted <code>".
+	Message string
+	// VolumeID, when set, keeps the answer for a call on that volume.
+	VolumeID string
+	// Delay is how long the call waits before it answers; the wait ends
+	// early when the caller gives up.
+	Delay time.Duration
 }
 
 // TestDriver is a csi-test-driver process on a unix socket whose volumes
-// survive restarts, with a call log of every ControllerExpandVolume.
+// survive restarts, with a call log of every ControllerExpandVolume,
+// ControllerModifyVolume and node call, and answers a test scripts.
 type TestDriver struct {
 	TestDriverOptions
-	Socket, StateFile, CallLog string
-	bin, dir                   string
+	Socket, StateFile, CallLog, FaultFile string
+	bin, dir                              string
 
-	mu   sync.Mutex
-	proc *Process
-	runs []Lifetime
+	mu      sync.Mutex
+	proc    *Process
+	runs    []Lifetime
+	scripts int64 // Script calls so far
 }
 
 // StartTestDriver writes the backend's initial volumes (ID -> bytes) and
@@ -88,6 +117,7 @@ func StartTestDriver(ctx context.Context, bin, dir string, o TestDriverOptions, 
 		Socket:    filepath.Join(dir, "csi.sock"),
 		StateFile: filepath.Join(dir, "driver-state.json"),
 		CallLog:   filepath.Join(dir, "driver-calls.jsonl"),
+		FaultFile: filepath.Join(dir, "driver-faults.json"),
 	}
 	if err := csidriver.WriteState(d.StateFile, volumes); err != nil {
 		return nil, err
@@ -100,7 +130,7 @@ func (d *TestDriver) Start(ctx context.Context) error {
 	d.mu.Lock()
 	n := len(d.runs) + 1
 	args := []string{"--endpoint=" + d.Socket, "--driver-name=" + d.Name,
-		"--state-file=" + d.StateFile, "--call-log=" + d.CallLog,
+		"--state-file=" + d.StateFile, "--call-log=" + d.CallLog, "--fault-file=" + d.FaultFile,
 		"--fail-rate=" + strconv.FormatFloat(d.FailRate, 'f', -1, 64),
 		"--hang-rate=" + strconv.FormatFloat(d.HangRate, 'f', -1, 64),
 		"--hang-for=" + d.HangFor.String(), "--latency=" + d.Latency.String(),
@@ -116,6 +146,15 @@ func (d *TestDriver) Start(ctx context.Context) error {
 	}
 	if d.AllocationUnit > 0 {
 		args = append(args, "--allocation-unit="+strconv.FormatInt(d.AllocationUnit, 10))
+	}
+	if d.NodeID != "" {
+		args = append(args, "--node-id="+d.NodeID)
+	}
+	if d.NodeExpand {
+		args = append(args, "--node-expand")
+	}
+	if d.NodeOnly {
+		args = append(args, "--controller-expand=false")
 	}
 	// A killed driver leaves its socket behind: remove it, so that the
 	// socket's appearance means the new process listens.
@@ -168,9 +207,53 @@ func (d *TestDriver) Lifetimes() []Lifetime {
 	return slices.Clone(d.runs)
 }
 
-// Calls returns the ControllerExpandVolume calls of every run so far.
+// Calls returns the ControllerExpandVolume and ControllerModifyVolume calls
+// of every run so far.
 func (d *TestDriver) Calls() ([]csidriver.LoggedCall, error) {
-	return csidriver.ReadCallLog(d.CallLog)
+	return d.loggedCalls(false)
+}
+
+// NodeCalls returns the NodeStageVolume, NodeUnstageVolume,
+// NodePublishVolume, NodeUnpublishVolume and NodeExpandVolume calls of every
+// run so far, failed ones included; LoggedCall.Path is the call's staging,
+// target or volume path.
+func (d *TestDriver) NodeCalls() ([]csidriver.LoggedCall, error) {
+	return d.loggedCalls(true)
+}
+
+// loggedCalls returns the logged node calls, or the other ones.
+func (d *TestDriver) loggedCalls(node bool) ([]csidriver.LoggedCall, error) {
+	calls, err := csidriver.ReadCallLog(d.CallLog)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(calls, func(c csidriver.LoggedCall) bool { return c.Node() != node }), nil
+}
+
+// Script replaces the driver's scripted answers with answers, even the same
+// answers again: each call takes the first answer of its method (and
+// volume) not taken yet, in order. The running driver reads them at its
+// next call; a restarted driver reads the whole script again, answers taken
+// before included. Script() with no answers clears the script.
+func (d *TestDriver) Script(answers ...TestAnswer) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scripts++
+	entries := make([]csidriver.Answer, 0, len(answers))
+	for _, a := range answers {
+		e := csidriver.Answer{Method: a.Method, Code: a.Code.String(), Message: a.Message, VolumeID: a.VolumeID, Generation: d.scripts}
+		if a.Delay > 0 {
+			e.Delay = a.Delay.String()
+		}
+		entries = append(entries, e)
+	}
+	return csidriver.WriteFaultFile(d.FaultFile, entries)
+}
+
+// NodeVolumes returns what the driver's node side knows of each volume
+// (file-system size, staging and target paths).
+func (d *TestDriver) NodeVolumes() (map[string]csidriver.NodeVolume, error) {
+	return csidriver.ReadNodeVolumes(d.StateFile)
 }
 
 // Volumes returns the backend's volume sizes.

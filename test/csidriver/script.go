@@ -1,0 +1,235 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package csidriver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"k8s.io/klog/v2"
+)
+
+// Answer is one scripted answer: the next call of Method (on VolumeID, when
+// set) waits Delay, then answers Code with Message instead of being served.
+// It is also the format of an entry of Config.FaultFile, which reads the
+// scripts of the e2e framework's csi-mock too:
+//
+//	[{"method": "NodeExpandVolume", "code": "Internal", "message": "disk on fire", "volumeID": "vol-1"}]
+type Answer struct {
+	// Method is a full gRPC method name or its last part, such as
+	// "NodeExpandVolume"; empty means "ControllerExpandVolume".
+	Method string `json:"method,omitempty"`
+	// Code is a gRPC code name as codes.Code.String spells it ("Internal",
+	// "NotFound"); the upper-case names of the gRPC spec ("NOT_FOUND") are
+	// read too. "OK" or empty lets the call be served as usual (after the
+	// delay): it only uses up the answer, to script a failure of a later
+	// call.
+	Code string `json:"code,omitempty"`
+	// Message is the error's message; empty means "scripted <code>".
+	Message string `json:"message,omitempty"`
+	// VolumeID, when set, keeps the answer for a call on that volume.
+	VolumeID string `json:"volumeID,omitempty"`
+	// Delay is how long the call waits before it answers, as
+	// time.ParseDuration reads it ("2s"); empty means no wait. The wait
+	// ends early when the caller gives up.
+	Delay string `json:"delay,omitempty"`
+	// Generation plays no part in the answer. A fault file is read again
+	// only when its content changes: a writer that numbers its writes here
+	// makes a second write of the same answers arm them again.
+	Generation int64 `json:"generation,omitempty"`
+}
+
+// script is the scripted answers not taken yet. It is guarded by Driver.mu.
+type script struct {
+	// content is the fault file as last read; empty before the first read
+	// and when the file is missing.
+	content []byte
+	answers []scriptedAnswer
+}
+
+// scriptedAnswer is an Answer with its method, code and delay read.
+type scriptedAnswer struct {
+	Answer
+	code  codes.Code
+	delay time.Duration
+}
+
+// Script replaces the scripted answers not taken yet with answers. Each call
+// takes the first answer of its method (and volume) and answers with its
+// code, before the call is served (with the delay or hold of
+// ControllerExpandVolume and ControllerModifyVolume); calls failed this way
+// are recorded as those failed with FailCall are, except that
+// ControllerExpandVolume and ControllerModifyVolume calls are recorded too.
+// With Config.FaultFile, a change of the file's content replaces them again.
+// An answer with an unknown code or a bad delay is an error, and nothing is
+// replaced.
+func (d *Driver) Script(answers ...Answer) error {
+	parsed, err := parseAnswers(answers)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.script.answers = parsed
+	return nil
+}
+
+// WriteFaultFile replaces the fault file at path with answers. The new
+// content is renamed into place, so that a driver never reads half of it.
+func WriteFaultFile(path string, answers []Answer) error {
+	if answers == nil {
+		answers = []Answer{}
+	}
+	data, err := json.Marshal(answers)
+	if err != nil {
+		return fmt.Errorf("write fault file: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write fault file: %w", err)
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write fault file: %w", err)
+	}
+	return nil
+}
+
+// takeScriptedLocked returns the scripted delay and error of one call of
+// method (a full gRPC method name) on volumeID, if any, and uses up its
+// answer. d.mu must be held.
+func (d *Driver) takeScriptedLocked(method, volumeID string) callFaults {
+	d.reloadScriptLocked()
+	for i, a := range d.script.answers {
+		if a.Method != method && a.Method != path.Base(method) {
+			continue
+		}
+		if a.VolumeID != "" && a.VolumeID != volumeID {
+			continue
+		}
+		d.script.answers = append(d.script.answers[:i:i], d.script.answers[i+1:]...)
+		f := callFaults{delay: a.delay}
+		if a.code != codes.OK {
+			msg := a.Message
+			if msg == "" {
+				msg = "scripted " + a.code.String()
+			}
+			f.err = status.Error(a.code, msg)
+		}
+		return f
+	}
+	return callFaults{}
+}
+
+// reloadScriptLocked reads Config.FaultFile and replaces the answers when
+// the content changed since it was last read. A file that cannot be read
+// or parsed is logged and scripts nothing. d.mu must be held; the file is
+// read under it so that two calls cannot apply two versions out of order.
+func (d *Driver) reloadScriptLocked() {
+	if d.cfg.FaultFile == "" {
+		return
+	}
+	data, err := os.ReadFile(d.cfg.FaultFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		klog.Background().Error(err, "Failed to read the test driver's fault file", "path", d.cfg.FaultFile)
+		return
+	}
+	if bytes.Equal(data, d.script.content) {
+		return
+	}
+	d.script.content = data
+	d.script.answers = nil
+	if len(bytes.TrimSpace(data)) == 0 {
+		return
+	}
+	var answers []Answer
+	if err := json.Unmarshal(data, &answers); err != nil {
+		klog.Background().Error(err, "Ignoring the test driver's malformed fault file", "path", d.cfg.FaultFile)
+		return
+	}
+	parsed, err := parseAnswers(answers)
+	if err != nil {
+		klog.Background().Error(err, "Ignoring the test driver's malformed fault file", "path", d.cfg.FaultFile)
+		return
+	}
+	d.script.answers = parsed
+	klog.Background().V(2).Info("Test driver scripted", "path", d.cfg.FaultFile, "answers", len(parsed))
+}
+
+// parseAnswers reads the methods, codes and delays of answers.
+func parseAnswers(answers []Answer) ([]scriptedAnswer, error) {
+	parsed := make([]scriptedAnswer, 0, len(answers))
+	for i, a := range answers {
+		if a.Method == "" {
+			a.Method = MethodExpand
+		}
+		if a.Code == "" {
+			a.Code = codes.OK.String()
+		}
+		code, err := ParseCode(a.Code)
+		if err != nil {
+			return nil, fmt.Errorf("scripted answer %d: %w", i, err)
+		}
+		var delay time.Duration
+		if a.Delay != "" {
+			if delay, err = time.ParseDuration(a.Delay); err != nil || delay < 0 {
+				return nil, fmt.Errorf("scripted answer %d: bad delay %q", i, a.Delay)
+			}
+		}
+		parsed = append(parsed, scriptedAnswer{Answer: a, code: code, delay: delay})
+	}
+	return parsed, nil
+}
+
+// ParseCode reads a gRPC code name as codes.Code.String spells it
+// ("NotFound"), or as the gRPC spec does ("NOT_FOUND").
+func ParseCode(name string) (codes.Code, error) {
+	for c := codes.OK; c <= codes.Unauthenticated; c++ {
+		if c.String() == name {
+			return c, nil
+		}
+	}
+	var c codes.Code
+	if name != "" && c.UnmarshalJSON([]byte(`"`+name+`"`)) == nil {
+		return c, nil
+	}
+	return 0, fmt.Errorf("unknown gRPC code %q", name)
+}
+
+// volumeIDOf returns the volume_id of a request, or "" when it has none.
+func volumeIDOf(req any) string {
+	if r, ok := req.(interface{ GetVolumeId() string }); ok {
+		return r.GetVolumeId()
+	}
+	return ""
+}
