@@ -66,7 +66,12 @@ func checkSuccess(t *testing.T, s State, target resource.Quantity, extra int64, 
 			t.Fatalf("%s: allocated = %v while kubelet works, want the target", what, after.Allocated)
 		}
 		expectNothing(t, what+", node step pending", after)
-		after = settleAfterKubelet(t, what, finishOnNode(after))
+		after = finishOnNode(after)
+		if after.Request.Cmp(after.Capacity) > 0 {
+			expectExpandBeyond(t, what+", kubelet finished below the request", after)
+			return
+		}
+		after = settleAfterKubelet(t, what, after)
 	}
 	if after.Allocated == nil || after.Allocated.Cmp(size) != 0 || after.Allocated.Cmp(target) < 0 {
 		t.Fatalf("%s: allocated = %v, want the driver's capacity, never below the target", what, after.Allocated)
@@ -97,6 +102,21 @@ func expectNothing(t *testing.T, what string, s State) {
 	t.Helper()
 	if d := Decide(s, t0, retry); d.Action != None {
 		t.Errorf("%s: %s to %s (%s), want nothing", what, d.Action, d.Target.String(), d.Reason)
+	}
+}
+
+// expectExpandBeyond checks that a claim whose request went beyond the size
+// kubelet finished at is expanded again, to the request or the volume's
+// size if larger: settling at the volume's size would record a file system
+// kubelet never grew to the request.
+func expectExpandBeyond(t *testing.T, what string, s State) {
+	t.Helper()
+	want := s.Request
+	if s.PVSize.Cmp(want) > 0 {
+		want = s.PVSize
+	}
+	if d := Decide(s, t0, retry); d.Action != Expand || d.Target.Cmp(want) != 0 {
+		t.Errorf("%s: %s to %s (%s), want an expansion to %s", what, d.Action, d.Target.String(), d.Reason, want.String())
 	}
 }
 

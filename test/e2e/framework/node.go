@@ -31,9 +31,10 @@ import (
 )
 
 // ErrNotRoot is returned by StartNode when the test does not run as root:
-// kubelet mounts its root directory, sets kernel tunables and writes
-// /var/lib/kubelet/device-plugins, which only root may do.
-var ErrNotRoot = errors.New("a real kubelet needs root (it bind-mounts its root directory, sets kernel tunables such as kernel.panic and writes /var/lib/kubelet/device-plugins); run the suite as root, as CI does")
+// kubelet runs in a mount namespace of its own, mounts its root directory
+// and sets kernel tunables (kernel.panic, vm.overcommit_memory, ...), which
+// only root may do.
+var ErrNotRoot = errors.New("a real kubelet needs root (it runs in a mount namespace of its own, bind-mounts its root directory and sets kernel tunables such as kernel.panic); run the suite as root, as CI does")
 
 // Node is a real kubelet on this machine, registered as the Node Name. Its
 // pods run on the fake container runtime of test/tools/cmd/cri-fake: they
@@ -148,8 +149,17 @@ imageGCLowThresholdPercent: 99
 `
 }
 
+// privateMounts runs a command in a mount namespace of its own, with an
+// empty /var/lib/kubelet/device-plugins: kubelet creates its device plugin
+// socket there whatever its --root-dir, so two kubelets on one machine
+// would take each other's; and what kubelet mounts (it bind-mounts its root
+// directory onto itself) stays in that namespace and ends with it.
+const privateMounts = `mkdir -p /var/lib/kubelet/device-plugins && ` +
+	`mount -t tmpfs -o size=1m tmpfs /var/lib/kubelet/device-plugins && exec "$0" "$@"`
+
 func (n *Node) startKubelet(ctx context.Context) error {
-	p, err := StartProcessIn(n.workDir(), "kubelet", filepath.Join(n.dir, "kubelet.log"), n.tools.Kubelet, n.args...)
+	args := append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c", privateMounts, n.tools.Kubelet}, n.args...)
+	p, err := StartProcessIn(n.workDir(), "kubelet", filepath.Join(n.dir, "kubelet.log"), "unshare", args...)
 	if err != nil {
 		return err
 	}
@@ -187,9 +197,7 @@ func (n *Node) RestartKubelet(ctx context.Context) error {
 	return n.startKubelet(ctx)
 }
 
-// Stop stops kubelet, the registrars and the runtime, and unmounts what
-// kubelet mounted under its root directory (it bind-mounts the directory
-// onto itself).
+// Stop stops kubelet, the registrars and the runtime.
 func (n *Node) Stop() {
 	if n.Kubelet != nil {
 		_ = n.Kubelet.Stop(30 * time.Second)
@@ -199,8 +207,5 @@ func (n *Node) Stop() {
 	}
 	if n.cri != nil {
 		_ = n.cri.Stop(5 * time.Second)
-	}
-	if err := unmountUnder(n.RootDir); err != nil {
-		fmt.Fprintf(os.Stderr, "node %s: %v\n", n.Name, err)
 	}
 }

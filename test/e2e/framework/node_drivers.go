@@ -17,14 +17,10 @@ limitations under the License.
 package framework
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
-	"syscall"
 	"time"
 
 	storagev1 "k8s.io/api/storage/v1"
@@ -67,33 +63,4 @@ func (n *Node) RegisterDriver(ctx context.Context, name, socket string) error {
 		return fmt.Errorf("wait for kubelet on %s to register driver %s (see %s and %s): %w", n.Name, name, log, n.Kubelet.Log, err)
 	}
 	return nil
-}
-
-// unmountUnder unmounts every mount point below dir, deepest first.
-func unmountUnder(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var points []string
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		// Field 5 is the mount point (octal escapes aside, which the
-		// test's own paths do not have).
-		fields := strings.Fields(s.Text())
-		if len(fields) > 4 && (fields[4] == dir || strings.HasPrefix(fields[4], dir+"/")) {
-			points = append(points, fields[4])
-		}
-	}
-	slices.SortFunc(points, func(a, b string) int { return len(b) - len(a) })
-	for _, p := range points {
-		if err := syscall.Unmount(p, syscall.MNT_DETACH); err != nil {
-			return fmt.Errorf("unmount %s: %w", p, err)
-		}
-	}
-	return s.Err()
 }
