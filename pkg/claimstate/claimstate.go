@@ -114,23 +114,24 @@ type Entry struct {
 	SinceFrom v1.PersistentVolumeClaimConditionType
 }
 
-// InUse reports whether the resizer holds back an expansion of the claim
-// namespace/name because pods use it and the driver expands offline only.
-// Pods are not part of a claim's record, so the caller answers it (the
-// resizer from its pod cache); nil means never.
-type InUse func(namespace, name string) bool
+// HeldBack reports whether the resizer would call the driver to expand c
+// now, as resize.Decide says, but pods using c hold the call back (the
+// driver expands offline only). Neither the claim's PV nor pods nor what the
+// resizer remembers are part of its record, so the caller answers it (the
+// resizer with Controller.HeldBackByPods); nil means never.
+type HeldBack func(c *slim.Claim) bool
 
 // Of returns c's entries: at most one per operation, resize first; nil when
 // c is in no state.
-func Of(c *slim.Claim, inUse InUse) []Entry {
-	return Append(nil, c, inUse)
+func Of(c *slim.Claim, heldBack HeldBack) []Entry {
+	return Append(nil, c, heldBack)
 }
 
 // Append appends c's entries to dst, as Of returns them. With room in dst it
 // allocates nothing, which lets the metrics go over every claim at each
 // scrape.
-func Append(dst []Entry, c *slim.Claim, inUse InUse) []Entry {
-	if e, ok := ResizeOf(c, inUse); ok {
+func Append(dst []Entry, c *slim.Claim, heldBack HeldBack) []Entry {
+	if e, ok := ResizeOf(c, heldBack); ok {
 		dst = append(dst, e)
 	}
 	if e, ok := ModifyOf(c); ok {

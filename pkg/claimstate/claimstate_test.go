@@ -55,7 +55,7 @@ func TestAppendAllocatesNothingWithRoom(t *testing.T) {
 		condition(resizing, t1), condition(controllerError, t2), modifyStatus(v1.PersistentVolumeClaimModifyVolumeInfeasible))
 	var buf [2]Entry
 	allocs := testing.AllocsPerRun(100, func() {
-		if got := Append(buf[:0], c, used); len(got) != 2 {
+		if got := Append(buf[:0], c, always); len(got) != 2 {
 			t.Fatalf("Append gave %d entries, want 2", len(got))
 		}
 	})

@@ -100,11 +100,11 @@ func classes(spec, current string) option {
 	return func(c *slim.Claim) { c.Classes = &slim.ClaimClasses{Spec: &spec, Current: &current} }
 }
 
-// used says that every claim is in use.
-func used(string, string) bool { return true }
+// always says that every claim is held back by pods.
+func always(*slim.Claim) bool { return true }
 
-// unused says that no claim is in use.
-func unused(string, string) bool { return false }
+// never says that no claim is held back.
+func never(*slim.Claim) bool { return false }
 
 // entry is the expected entry of op and state since at, read from from.
 func entry(op Operation, state State, at time.Time, from v1.PersistentVolumeClaimConditionType) Entry {

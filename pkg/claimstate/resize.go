@@ -47,12 +47,11 @@ const (
 // ControllerResizeError is controller_error, Resizing
 // controller_in_progress, FileSystemResizePending node_pending.
 //
-// waiting_in_use replaces these when the resizer would call the driver now
-// and inUse says a pod holds it back: the controller step is unfinished
-// (in progress or error), or nothing is recorded but the request exceeds
-// status.capacity, or the user changed the request of an infeasible size
-// (either side). An infeasible size the user has not changed stays
-// infeasible: the pod is not what stops it.
+// waiting_in_use replaces these when heldBack says that the resizer would
+// call the driver now (resize.Decide says so: the caller asks it, as only
+// the caller knows the claim's PV and what the resizer remembers) but pods
+// using the claim hold the call back. An infeasible size the user has not
+// changed stays infeasible: the pod is not what stops it.
 //
 // Since is the transition time of the first of these conditions the claim
 // carries as True:
@@ -76,9 +75,9 @@ const (
 //	                        resizer began expanding to the recorded size;
 //	                        unknown for a request held back before any
 //	                        attempt, which records nothing
-func ResizeOf(c *slim.Claim, inUse InUse) (e Entry, ok bool) {
+func ResizeOf(c *slim.Claim, heldBack HeldBack) (e Entry, ok bool) {
 	state, recorded := recordedResize(c)
-	if inUse != nil && wouldExpand(c, state, recorded) && inUse(c.Namespace, c.Name) {
+	if heldBack != nil && heldBack(c) {
 		return since(c, Key{Resize, WaitingInUse}, resizing, controllerError), true
 	}
 	if !recorded {
@@ -122,38 +121,6 @@ func fromConditions(c *slim.Claim) (State, bool) {
 		return NodePending, true
 	}
 	return "", false
-}
-
-// wouldExpand reports whether the resizer would call the driver for c now,
-// were no pod using it.
-func wouldExpand(c *slim.Claim, state State, recorded bool) bool {
-	if !recorded {
-		return grows(c)
-	}
-	switch state {
-	case ControllerInProgress, ControllerError:
-		return true
-	case ControllerInfeasible, NodeInfeasible:
-		return requestChanged(c) && grows(c)
-	}
-	return false
-}
-
-// grows reports whether the request exceeds status.capacity.
-func grows(c *slim.Claim) bool {
-	switch {
-	case c.Request == nil:
-		return false
-	case c.Capacity == nil:
-		return c.Request.Sign() > 0
-	}
-	return c.Request.Cmp(*c.Capacity) > 0
-}
-
-// requestChanged reports whether the request differs from the recorded
-// size.
-func requestChanged(c *slim.Claim) bool {
-	return c.Request != nil && c.Allocated != nil && c.Request.Cmp(*c.Allocated) != 0
 }
 
 // Where Since comes from, per state of Resize.

@@ -35,10 +35,10 @@ func TestResizeOf(t *testing.T) {
 	)
 	var none Entry
 	tests := []struct {
-		name  string
-		claim *slim.Claim
-		inUse InUse
-		want  Entry
+		name     string
+		claim    *slim.Claim
+		heldBack HeldBack
+		want     Entry
 	}{
 		// The controller's states.
 		{name: "controller in progress since Resizing",
@@ -100,45 +100,28 @@ func TestResizeOf(t *testing.T) {
 			claim: claim(request("2Gi"), status(""), condition(resizing, t1)),
 			want:  entry(Resize, ControllerInProgress, t1, resizing)},
 
-		// Held back by a pod.
+		// Held back by a pod (the caller's answer: the controller's
+		// decision, see controller.HeldBackByPods).
 		{name: "a first request held back: waiting in use, since unknown",
-			claim: claim(request("2Gi")), inUse: used,
-			want: entry(Resize, WaitingInUse, time.Time{}, "")},
-		{name: "a request held back on a claim without capacity",
-			claim: claim(request("2Gi"), noCapacity), inUse: used,
+			claim: claim(request("2Gi")), heldBack: always,
 			want: entry(Resize, WaitingInUse, time.Time{}, "")},
 		{name: "an unfinished attempt held back: since Resizing",
-			claim: claim(request("2Gi"), allocated("2Gi"), status(ctrlProgress), condition(resizing, t1)), inUse: used,
+			claim: claim(request("2Gi"), allocated("2Gi"), status(ctrlProgress), condition(resizing, t1)), heldBack: always,
 			want: entry(Resize, WaitingInUse, t1, resizing)},
 		{name: "a retry after an error held back: since ControllerResizeError",
-			claim: claim(request("2Gi"), allocated("2Gi"), status(ctrlProgress), condition(controllerError, t2)), inUse: used,
+			claim: claim(request("2Gi"), allocated("2Gi"), status(ctrlProgress), condition(controllerError, t2)), heldBack: always,
 			want: entry(Resize, WaitingInUse, t2, controllerError)},
-		{name: "an infeasible size the user changed, held back",
-			claim: claim(request("3Gi"), allocated("5Gi"), status(ctrlInfeasible), condition(controllerError, t2)), inUse: used,
-			want: entry(Resize, WaitingInUse, t2, controllerError)},
-		{name: "a node-infeasible size the user changed, held back",
-			claim: claim(request("3Gi"), allocated("5Gi"), status(nodeInfeasible), condition(nodeError, t2)), inUse: used,
+		{name: "a node-infeasible size the user changed, held back: since unknown",
+			claim: claim(request("3Gi"), allocated("5Gi"), status(nodeInfeasible), condition(nodeError, t2)), heldBack: always,
 			want: entry(Resize, WaitingInUse, time.Time{}, "")},
-		{name: "an infeasible size the user has not changed stays infeasible",
-			claim: claim(request("5Gi"), allocated("5Gi"), status(ctrlInfeasible), condition(controllerError, t2)), inUse: used,
-			want: entry(Resize, ControllerInfeasible, t2, controllerError)},
-		{name: "an infeasible size lowered back to the capacity stays infeasible",
-			claim: claim(request("1Gi"), allocated("5Gi"), status(ctrlInfeasible), condition(controllerError, t2)), inUse: used,
-			want: entry(Resize, ControllerInfeasible, t2, controllerError)},
-		{name: "kubelet's step is not held back by a pod",
-			claim: claim(request("2Gi"), allocated("2Gi"), status(nodePending), condition(fileSystemResizing, t1)), inUse: used,
-			want: entry(Resize, NodePending, t1, fileSystemResizing)},
-		{name: "an unfinished attempt on a claim no pod uses",
-			claim: claim(request("2Gi"), allocated("2Gi"), status(ctrlProgress), condition(resizing, t1)), inUse: unused,
+		{name: "an unfinished attempt not held back",
+			claim: claim(request("2Gi"), allocated("2Gi"), status(ctrlProgress), condition(resizing, t1)), heldBack: never,
 			want: entry(Resize, ControllerInProgress, t1, resizing)},
 
 		// In no state.
 		{name: "idle claim", claim: claim(), want: none},
-		{name: "idle claim in use", claim: claim(), inUse: used, want: none},
-		{name: "a first request no pod holds back: not recorded yet", claim: claim(request("2Gi")), inUse: unused, want: none},
-		{name: "a first request without the in-use question", claim: claim(request("2Gi")), want: none},
-		{name: "a claim without sizes in use", claim: claim(noSizes), inUse: used, want: none},
-		{name: "a lowered request (recovery) in use", claim: claim(request("512Mi")), inUse: used, want: none},
+		{name: "a first request no pod holds back: not recorded yet", claim: claim(request("2Gi")), heldBack: never, want: none},
+		{name: "a first request without the question", claim: claim(request("2Gi")), want: none},
 		{name: "a status this package does not know", claim: claim(status("SomethingNew"), condition(resizing, t1)), want: none},
 		{name: "kubelet's NodeResizeError alone", claim: claim(condition(nodeError, t2)), want: none},
 		{name: "resize conditions that are not True",
@@ -147,29 +130,10 @@ func TestResizeOf(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := ResizeOf(tc.claim, tc.inUse)
+			got, ok := ResizeOf(tc.claim, tc.heldBack)
 			if ok != (tc.want != none) || got != tc.want {
 				t.Errorf("ResizeOf = %+v, %v; want %+v, %v", got, ok, tc.want, tc.want != none)
 			}
 		})
-	}
-}
-
-// TestInUseAskedOnlyWhenItMatters checks that the pod question is asked
-// only of claims the resizer would expand: it costs an index lookup.
-func TestInUseAskedOnlyWhenItMatters(t *testing.T) {
-	var asked []string
-	inUse := func(namespace, name string) bool {
-		asked = append(asked, namespace+"/"+name)
-		return false
-	}
-	ResizeOf(claim(), inUse)
-	ResizeOf(claim(request("2Gi"), allocated("2Gi"), status(v1.PersistentVolumeClaimNodeResizePending)), inUse)
-	if len(asked) != 0 {
-		t.Errorf("asked about %v, want no question for an idle claim and kubelet's step", asked)
-	}
-	ResizeOf(claim(request("2Gi")), inUse)
-	if len(asked) != 1 || asked[0] != "ns/data" {
-		t.Errorf("asked about %v, want ns/data once", asked)
 	}
 }

@@ -51,7 +51,7 @@ const (
 func (c *Controller) expand(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d resize.Decision) (time.Duration, error) {
 	start := c.Clock.Now()
 	what := expanding(pv, d.Target)
-	if pods := c.podsBlocking(key, pvc); len(pods) > 0 {
+	if pods := c.podsBlocking(key, pvc.Namespace, pvc.Name); len(pods) > 0 {
 		err := errors.New(c.inUseMessage(key, d.Target, pods))
 		c.warn(pvc, err.Error())
 		return 0, err

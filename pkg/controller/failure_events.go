@@ -75,7 +75,7 @@ func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv
 	case class == resize.Infeasible:
 		next = fmt.Sprintf("%s is retried every %s unless the request changes", t, c.RetryMax) + lowering(c.stateOf(key, pvc, pv), target)
 	case class == resize.InUse && c.Pods != nil:
-		next = "the driver cannot expand the volume while a pod uses it: retried once no running pod uses the claim"
+		next = "the driver cannot expand the volume while a pod uses it: retried once the pods that use the claim are deleted"
 	case class == resize.InUse:
 		next = "the driver cannot expand the volume while a pod uses it: retried with backoff"
 	default:
@@ -107,7 +107,7 @@ func (c *Controller) inUseMessage(key string, target resource.Quantity, pods []s
 		why = "answered FailedPrecondition (volume in use) to the last attempt"
 	}
 	return fmt.Sprintf("unable to expand %s to %s because CSI driver %s %s and volume is currently in-use by pod(s) %v; "+
-		"the expansion starts once no running pod uses the claim: stop or delete these pods", key, target.String(), c.Driver, why, pods)
+		"the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods", key, target.String(), c.Driver, why, pods)
 }
 
 // modifyFailure is the event of a modification to class target that

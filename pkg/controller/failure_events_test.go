@@ -102,7 +102,7 @@ func TestExpansionFailureEvents(t *testing.T) {
 		{name: "in use, pods not tracked", answer: grpcErr(codes.FailedPrecondition, "volume is published"), want: []string{evResizing,
 			warnFailed + `expand volume "pv-a" to 2Gi: rpc error: code = FailedPrecondition desc = volume is published; the driver cannot expand the volume while a pod uses it: retried with backoff`}},
 		{name: "in use, pods tracked", answer: grpcErr(codes.FailedPrecondition, "volume is published"), opts: podsTracked, want: []string{evResizing,
-			warnFailed + `expand volume "pv-a" to 2Gi: rpc error: code = FailedPrecondition desc = volume is published; the driver cannot expand the volume while a pod uses it: retried once no running pod uses the claim`}},
+			warnFailed + `expand volume "pv-a" to 2Gi: rpc error: code = FailedPrecondition desc = volume is published; the driver cannot expand the volume while a pod uses it: retried once the pods that use the claim are deleted`}},
 
 		// The driver's answer is nonsense.
 		{name: "capacity below the target", answer: result{size: "1536Mi"}, want: []string{evResizing,
@@ -178,7 +178,7 @@ func TestInUseHeldBackEvents(t *testing.T) {
 	_, _ = e.sync("a")
 	equal(t, "events", e.events(), []string{warnFailed + `unable to expand default/a to 2Gi because CSI driver test.csi.example.com ` +
 		`answered FailedPrecondition (volume in use) to the last attempt and volume is currently in-use by pod(s) [app-0]; ` +
-		`the expansion starts once no running pod uses the claim: stop or delete these pods`})
+		`the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods`})
 }
 
 // TestConflictsRaiseNoWarning: a write conflict is not a failure of the

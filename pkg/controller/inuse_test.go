@@ -71,7 +71,7 @@ func TestInUseWithOfflineDriver(t *testing.T) {
 	equal(t, "writes while in use", e.writes(), []string(nil))
 	equal(t, "driver calls while in use", len(e.resizer.targets()), 0)
 	equal(t, "events", e.events(), []string{"Warning VolumeResizeFailed unable to expand default/a to 2Gi because CSI driver test.csi.example.com only supports offline expansion and volume is currently in-use by pod(s) [app-0]; " +
-		"the expansion starts once no running pod uses the claim: stop or delete these pods"})
+		"the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods"})
 
 	if err := pods.Delete(pod); err != nil {
 		t.Fatal(err)
@@ -269,5 +269,49 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		func(context.Context) (bool, error) { return cond(), nil })
 	if err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// TestHeldBackByPods: the claims-by-state metrics count a claim as
+// waiting_in_use exactly when the controller would call the driver now, as
+// resize.Decide says on the claim, its PV and its memory, and pods hold the
+// call back.
+func TestHeldBackByPods(t *testing.T) {
+	infeasible := func(request, allocated string) *v1.PersistentVolumeClaim {
+		pvc := claim("a", request, "1Gi")
+		pvc.Status.AllocatedResources = v1.ResourceList{v1.ResourceStorage: resource.MustParse(allocated)}
+		pvc.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: v1.PersistentVolumeClaimNodeResizeInfeasible}
+		return pvc
+	}
+	nodePending := claim("a", "2Gi", "1Gi")
+	nodePending.Status.AllocatedResources = v1.ResourceList{v1.ResourceStorage: resource.MustParse("2Gi")}
+	nodePending.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: v1.PersistentVolumeClaimNodeResizePending}
+	tests := []struct {
+		name        string
+		pvc         *v1.PersistentVolumeClaim
+		pvSize      string
+		pods        []*inuse.Pod
+		onlyOffline bool
+		want        bool
+	}{
+		{name: "a request a running pod holds back", pvc: claim("a", "2Gi", "1Gi"), pvSize: "1Gi", pods: []*inuse.Pod{runningPod("app", "a")}, onlyOffline: true, want: true},
+		{name: "a finished pod not deleted yet holds it back too", pvc: claim("a", "2Gi", "1Gi"), pvSize: "1Gi",
+			pods: []*inuse.Pod{{Meta: slim.Meta{Namespace: ns, Name: "job"}, Phase: v1.PodSucceeded, Scheduled: true, Claims: []string{"a"}}}, onlyOffline: true, want: true},
+		{name: "no pod", pvc: claim("a", "2Gi", "1Gi"), pvSize: "1Gi", onlyOffline: true},
+		{name: "a driver that expands online", pvc: claim("a", "2Gi", "1Gi"), pvSize: "1Gi", pods: []*inuse.Pod{runningPod("app", "a")}},
+		{name: "nothing to expand", pvc: claim("a", "1Gi", "1Gi"), pvSize: "1Gi", pods: []*inuse.Pod{runningPod("app", "a")}, onlyOffline: true},
+		{name: "kubelet's step is not held back", pvc: nodePending, pvSize: "2Gi", pods: []*inuse.Pod{runningPod("app", "a")}, onlyOffline: true},
+		{name: "a node-infeasible size the user has not changed", pvc: infeasible("2Gi", "2Gi"), pvSize: "2Gi", pods: []*inuse.Pod{runningPod("app", "a")}, onlyOffline: true},
+		{name: "a node-infeasible size the user raised", pvc: infeasible("3Gi", "2Gi"), pvSize: "2Gi", pods: []*inuse.Pod{runningPod("app", "a")}, onlyOffline: true, want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opt, _ := withPods(t, tc.onlyOffline, tc.pods...)
+			e := newEnv(t, nil, objects(tc.pvc, volume(tc.pvc, tc.pvSize)), opt)
+			e.refresh()
+			if got := e.ctrl.HeldBackByPods(slim.NewClaim(tc.pvc)); got != tc.want {
+				t.Errorf("HeldBackByPods = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

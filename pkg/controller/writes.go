@@ -27,6 +27,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 	"github.com/csi-resizer/csi-resizer/pkg/secrets"
 )
 
@@ -68,16 +69,33 @@ func (c *Controller) warn(pvc *v1.PersistentVolumeClaim, message string) {
 }
 
 // podsBlocking returns the pods that must go before the driver may be
-// called: only for drivers that expand offline only, or that said the
-// volume is in use the last time.
-func (c *Controller) podsBlocking(key string, pvc *v1.PersistentVolumeClaim) []string {
+// called for the claim namespace/name: only for drivers that expand offline
+// only, or that said the volume is in use the last time.
+func (c *Controller) podsBlocking(key, namespace, name string) []string {
 	if c.Pods == nil {
 		return nil
 	}
 	if f := c.memory.failure(key); !c.OnlyOffline && (f == nil || f.Class != resize.InUse) {
 		return nil
 	}
-	return c.Pods.UsedBy(pvc.Namespace, pvc.Name)
+	return c.Pods.UsedBy(namespace, name)
+}
+
+// HeldBackByPods reports whether the resizer would call the driver for the
+// claim now, as resize.Decide says from the claim, its PV and what the
+// resizer remembers, but pods using the claim hold the call back. The
+// claims-by-state metrics count such a claim as waiting_in_use. It reads
+// the caches only, and the claim's objects only when pods use it.
+func (c *Controller) HeldBackByPods(claim *slim.Claim) bool {
+	key := claim.Namespace + "/" + claim.Name
+	if c.Resizer == nil || len(c.podsBlocking(key, claim.Namespace, claim.Name)) == 0 {
+		return false
+	}
+	pvc, pv, err := c.objects(key)
+	if err != nil || pvc == nil || pv == nil {
+		return false
+	}
+	return resize.Decide(c.stateOf(key, pvc, pv), c.Clock.Now(), c.RetryMax).Action == resize.Expand
 }
 
 // secretsFor reads the expansion secret, when the driver takes one.

@@ -74,7 +74,7 @@ func TestHeldBackInUse(t *testing.T) {
 	}{
 		{message: "unable to expand apps/data to 2Gi because CSI driver d only supports offline expansion and volume is currently in-use by pod(s) [app]; ...", offline: true},
 		{message: "Unable to expand apps/data because CSI driver d only supports offline expansion and volume is currently in-use", offline: true},
-		{message: `expand volume "pv-data" to 2Gi: rpc error: code = FailedPrecondition desc = mounted; the driver cannot expand the volume while a pod uses it: retried once no running pod uses the claim`, inUse: true},
+		{message: `expand volume "pv-data" to 2Gi: rpc error: code = FailedPrecondition desc = mounted; the driver cannot expand the volume while a pod uses it: retried once the pods that use the claim are deleted`, inUse: true},
 		{message: "unable to expand apps/data to 2Gi because CSI driver d answered FailedPrecondition (volume in use) to the last attempt and volume is currently in-use by pod(s) [app]", inUse: true},
 		{message: `expand volume "pv-data" to 2Gi: rpc error: code = Internal desc = no`},
 	} {

@@ -46,9 +46,17 @@ func (f *facts) expansion() Operation {
 	if x.d.RetryAfter > 0 {
 		op.Decision.RetryAfter = x.d.RetryAfter.Round(time.Second).String()
 	}
-	entry, inState := claimstate.ResizeOf(slim.NewClaim(f.pvc), f.inUse)
+	entry, inState := claimstate.ResizeOf(slim.NewClaim(f.pvc), x.heldBack)
 	f.settle(&op, entry, inState, x.step(entry.State, inState))
 	return op
+}
+
+// heldBack is claimstate.HeldBack as far as the API shows it: resize.Decide
+// says expand, pods may have the claim mounted, and the resizer's newest
+// expansion event says that it holds the expansion back for them (whether
+// the driver expands offline only is not in the API).
+func (x expansion) heldBack(*slim.Claim) bool {
+	return x.d.Action == resize.Expand && len(x.users) > 0 && heldBackInUse(newestOf(x.o.Events, x.driver, resizeReasons))
 }
 
 func quantityOrEmpty(q resource.Quantity) string {
@@ -229,7 +237,7 @@ func (x expansion) waitingInUse() step {
 	return step{
 		summary: fmt.Sprintf("The driver cannot expand the volume while a pod uses it, and pod(s) %s use it: %s", pods, why),
 		by:      ByUser,
-		next:    fmt.Sprintf("The resizer expands the volume to %s once no running pod uses the claim (it watches pods).", size(x.d.Target)),
+		next:    fmt.Sprintf("The resizer expands the volume to %s once the pods that use the claim are deleted (it watches pods; a finished pod counts until it is deleted).", size(x.d.Target)),
 		can:     []string{fmt.Sprintf("Delete pod(s) %s, or scale their workload down: the driver expands only volumes that no pod uses.", pods)},
 	}
 }

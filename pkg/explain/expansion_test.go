@@ -144,10 +144,10 @@ func TestExplainResize(t *testing.T) {
 		objs: []runtime.Object{
 			claim("2Gi", "1Gi"), runningPod("app"),
 			event(reasonResizeFailed, "unable to expand apps/data to 2Gi because CSI driver ebs.csi.example.com only supports offline expansion and volume is currently in-use by pod(s) [app]; "+
-				"the expansion starts once no running pod uses the claim: stop or delete these pods", now.Add(-time.Minute)),
+				"the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods", now.Add(-time.Minute)),
 		},
 		want: want{state: "waiting_in_use", by: ByUser, action: "expand", target: "2Gi",
-			says: []string{"pod(s) app use it: unable to expand", "once no running pod uses the claim", "Delete pod(s) app"}},
+			says: []string{"pod(s) app use it: unable to expand", "once the pods that use the claim are deleted", "Delete pod(s) app"}},
 	}, {
 		name: "a pod uses the claim and the online driver said FailedPrecondition: controller_error, as the metrics count it",
 		objs: []runtime.Object{
@@ -155,7 +155,7 @@ func TestExplainResize(t *testing.T) {
 				condition(v1.PersistentVolumeClaimControllerResizeError, t1, "expand volume \"pv-data\" to 2Gi: rpc error: code = FailedPrecondition desc = mounted")),
 			runningPod("app"),
 			event(reasonResizeFailed, "unable to expand apps/data to 2Gi because CSI driver ebs.csi.example.com answered FailedPrecondition (volume in use) to the last attempt "+
-				"and volume is currently in-use by pod(s) [app]; the expansion starts once no running pod uses the claim: stop or delete these pods", now.Add(-time.Minute)),
+				"and volume is currently in-use by pod(s) [app]; the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods", now.Add(-time.Minute)),
 		},
 		want: want{state: "controller_error", by: ByResizer, action: "expand", target: "2Gi", since: t1,
 			says: []string{"Delete pod(s) app, or scale their workload down: the driver said it cannot expand the volume while a pod uses it."}},

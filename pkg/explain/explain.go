@@ -83,14 +83,6 @@ func newFacts(o *Objects, driver string, now time.Time) *facts {
 		users: usersOf(o.Pods, o.Claim.Namespace, o.Claim.Name)}
 }
 
-// inUse is claimstate.InUse as far as the API shows it: pods may have the
-// claim mounted, and the resizer's newest expansion event says that it
-// holds the expansion back for them (whether the driver expands offline
-// only is not in the API).
-func (f *facts) inUse(string, string) bool {
-	return len(f.users) > 0 && heldBackInUse(newestOf(f.o.Events, f.driver, resizeReasons))
-}
-
 // usersOf are the names of the pods that use the claim namespace/name and
 // may have it mounted, as the resizer's pod tracker counts them (package
 // inuse; a test pins the two together).
@@ -99,7 +91,7 @@ func usersOf(pods []v1.Pod, namespace, name string) []string {
 	for i := range pods {
 		obj, _ := inuse.Transform(&pods[i])
 		p, ok := obj.(*inuse.Pod)
-		if !ok || p.Namespace != namespace || !mayMount(p) {
+		if !ok || p.Namespace != namespace || !inuse.MayMount(p) {
 			continue
 		}
 		if slices.Contains(p.Claims, name) {
@@ -108,18 +100,6 @@ func usersOf(pods []v1.Pod, namespace, name string) []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// mayMount is the rule of package inuse: a running pod, or a scheduled one
-// that has not finished.
-func mayMount(p *inuse.Pod) bool {
-	switch p.Phase {
-	case v1.PodSucceeded, v1.PodFailed:
-		return false
-	case v1.PodRunning:
-		return true
-	}
-	return p.Scheduled
 }
 
 // settle fills op from a step and the claimstate entry, and hands a step of

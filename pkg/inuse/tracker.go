@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"slices"
 
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -56,9 +55,8 @@ func (t *Tracker) HasSynced() bool {
 }
 
 // UsedBy returns the names of pods that use namespace/claim and may have it
-// mounted: phase Running, or phase Pending and scheduled. Succeeded/Failed
-// pods do not count. The names are sorted; nil when there are none. Until
-// the informer has synced it knows no pods, so wait for it first.
+// mounted (see MayMount). The names are sorted; nil when there are none.
+// Until the informer has synced it knows no pods, so wait for it first.
 func (t *Tracker) UsedBy(namespace, claim string) []string {
 	// ByIndex fails only for an index that does not exist, and NewTracker
 	// added this one.
@@ -74,10 +72,9 @@ func (t *Tracker) UsedBy(namespace, claim string) []string {
 }
 
 // OnRelease calls release(namespace, claim) for every claim of a pod that
-// is deleted (including DeletedFinalStateUnknown tombstones) or moves to a
-// phase where it no longer counts, so a resize waiting for the pod can be
-// retried at once. release runs on the informer's goroutine: it should only
-// enqueue.
+// is deleted (including DeletedFinalStateUnknown tombstones), so a resize
+// waiting for the pod can be retried at once. release runs on the
+// informer's goroutine: it should only enqueue.
 func (t *Tracker) OnRelease(release func(namespace, claim string)) error {
 	if _, err := t.informer.AddEventHandler(releaseHandler(release)); err != nil {
 		return fmt.Errorf("watch pods for released claims: %w", err)
@@ -92,13 +89,6 @@ func releaseHandler(release func(namespace, claim string)) cache.ResourceEventHa
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{
-		UpdateFunc: func(oldObj, newObj any) {
-			old, okOld := asPod(oldObj)
-			cur, okCur := asPod(newObj)
-			if okOld && okCur && mayMount(old) && !mayMount(cur) {
-				releaseAll(old)
-			}
-		},
 		DeleteFunc: func(obj any) {
 			if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = tombstone.Obj
@@ -110,25 +100,20 @@ func releaseHandler(release func(namespace, claim string)) cache.ResourceEventHa
 	}
 }
 
-// mayMount reports whether pod may have its volumes mounted. Only a
-// finished pod surely has not, and a pod no node has taken yet. The phase
-// Unknown (and an unset phase, which the API server never stores) count
-// like Pending: the safe side for a driver that must not expand a mounted
-// volume.
-func mayMount(pod *Pod) bool {
-	switch pod.Phase {
-	case v1.PodSucceeded, v1.PodFailed:
-		return false
-	case v1.PodRunning:
-		return true
-	default:
-		return pod.Scheduled
-	}
+// MayMount reports whether pod may have its volumes published on a node:
+// from the moment a node takes it until the pod object is gone. kubelet
+// reports a finished or deleted pod's terminal phase before it unpublishes
+// its volumes, and deletes the object only after that, so the phase tells
+// nothing: a pod that has finished but is kept (a completed Job's pod)
+// counts until it is deleted, as nothing in the API says when kubelet has
+// unmounted it. A pod no node has taken has mounted nothing.
+func MayMount(pod *Pod) bool {
+	return pod.Scheduled
 }
 
 func indexClaims(obj any) ([]string, error) {
 	pod, ok := asPod(obj)
-	if !ok || !mayMount(pod) || len(pod.Claims) == 0 {
+	if !ok || !MayMount(pod) || len(pod.Claims) == 0 {
 		return nil, nil
 	}
 	keys := make([]string, len(pod.Claims))

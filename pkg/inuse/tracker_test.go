@@ -169,8 +169,9 @@ func TestUsedBy(t *testing.T) {
 		{name: "running pod", pods: []*v1.Pod{pod("web-0", running(), withClaim("v", "data"))}, claim: "data", want: []string{"web-0"}},
 		{name: "pending, scheduled", pods: []*v1.Pod{pod("web-0", onNode("node-1"), withClaim("v", "data"))}, claim: "data", want: []string{"web-0"}},
 		{name: "pending, not scheduled", pods: []*v1.Pod{pod("web-0", withClaim("v", "data"))}, claim: "data"},
-		{name: "succeeded", pods: []*v1.Pod{pod("job-0", onNode("node-1"), inPhase(v1.PodSucceeded), withClaim("v", "data"))}, claim: "data"},
-		{name: "failed", pods: []*v1.Pod{pod("job-0", onNode("node-1"), inPhase(v1.PodFailed), withClaim("v", "data"))}, claim: "data"},
+		{name: "succeeded, not deleted: counts (kubelet may not have unmounted)", pods: []*v1.Pod{pod("job-0", onNode("node-1"), inPhase(v1.PodSucceeded), withClaim("v", "data"))}, claim: "data", want: []string{"job-0"}},
+		{name: "failed, not deleted: counts", pods: []*v1.Pod{pod("job-0", onNode("node-1"), inPhase(v1.PodFailed), withClaim("v", "data"))}, claim: "data", want: []string{"job-0"}},
+		{name: "failed, never scheduled: never mounted", pods: []*v1.Pod{pod("job-0", inPhase(v1.PodFailed), withClaim("v", "data"))}, claim: "data"},
 		{name: "unknown phase on a node counts", pods: []*v1.Pod{pod("web-0", onNode("node-1"), inPhase(v1.PodUnknown), withClaim("v", "data"))}, claim: "data", want: []string{"web-0"}},
 		{name: "generic ephemeral volume", pods: []*v1.Pod{pod("job-1", running(), withEphemeral("scratch"))}, claim: "job-1-scratch", want: []string{"job-1"}},
 		{name: "other claim", pods: []*v1.Pod{pod("web-0", running(), withClaim("v", "logs"))}, claim: "data"},
@@ -187,7 +188,7 @@ func TestUsedBy(t *testing.T) {
 				pod("web-4", running(), withClaim("v", "data")),
 			},
 			claim: "data",
-			want:  []string{"web-0", "web-2", "web-3", "web-4", "web-5", "web-6"},
+			want:  []string{"web-0", "web-1", "web-2", "web-3", "web-4", "web-5", "web-6"},
 		},
 	}
 	for _, tc := range tests {
@@ -239,15 +240,17 @@ func TestLifecycle(t *testing.T) {
 	f.waitReleased(t)
 	f.waitUsedBy(t, "data", "web-0")
 
-	// Finished: released, no longer a user.
+	// Finished: still a user, as kubelet reports the phase before it
+	// unmounts; nothing released.
 	f.update(t, pod("web-0", running(), inPhase(v1.PodSucceeded), atVersion("4"), withClaim("v", "data")))
-	f.waitReleased(t, "ns/data")
-	f.waitUsedBy(t, "data")
+	f.waitUsedBy(t, "data", "web-0")
+	f.waitReleased(t)
 
-	// Deleting the finished pod releases its claims again: harmless, a
-	// resize looks at UsedBy anew.
+	// Deleting the finished pod (kubelet does, once it has unmounted)
+	// releases its claims.
 	f.delete(t, "web-0")
 	f.waitReleased(t, "ns/data")
+	f.waitUsedBy(t, "data")
 
 	// Deleted while running: every claim released, ephemeral one included.
 	f.create(t, pod("job-1", running(), withClaim("v", "data"), withEphemeral("scratch")))
@@ -258,10 +261,12 @@ func TestLifecycle(t *testing.T) {
 	f.waitUsedBy(t, "data")
 	f.waitUsedBy(t, "job-1-scratch")
 
-	// Failed straight from pending on a node.
+	// Failed straight from pending on a node: a user until deleted.
 	f.create(t, pod("job-2", onNode("node-1"), withClaim("v", "logs")))
 	f.waitUsedBy(t, "logs", "job-2")
 	f.update(t, pod("job-2", onNode("node-1"), inPhase(v1.PodFailed), atVersion("2"), withClaim("v", "logs")))
+	f.waitUsedBy(t, "logs", "job-2")
+	f.delete(t, "job-2")
 	f.waitReleased(t, "ns/logs")
 	f.waitUsedBy(t, "logs")
 }
@@ -344,11 +349,10 @@ func TestReleaseHandler(t *testing.T) {
 		{name: "deleted nil pod", call: func(h cache.ResourceEventHandlerFuncs) { h.OnDelete((*Pod)(nil)) }},
 		{name: "deleted pod without claims", call: func(h cache.ResourceEventHandlerFuncs) { h.OnDelete(slimPod("idle", v1.PodRunning, true)) }},
 		{
-			name: "running to succeeded",
+			name: "running to succeeded: not released before the pod is gone",
 			call: func(h cache.ResourceEventHandlerFuncs) {
 				h.OnUpdate(slimRunning, slimPod("web-0", v1.PodSucceeded, true, "data", "logs"))
 			},
-			want: []string{"ns/data", "ns/logs"},
 		},
 		{
 			name: "pending to running",

@@ -44,9 +44,9 @@ type ClaimsConfig struct {
 	Claims, Volumes cache.Store
 	// Leader says when to report; nil means never.
 	Leader Leadership
-	// InUse tells the claims whose expansion pods hold back; nil when the
-	// driver expands online or in-use handling is off.
-	InUse claimstate.InUse
+	// HeldBack tells the claims whose expansion pods hold back; nil when
+	// in-use handling is off.
+	HeldBack claimstate.HeldBack
 	// Clock is the real clock when nil.
 	Clock clock.PassiveClock
 }
@@ -125,7 +125,7 @@ func (c *claimsCollector) tally() tally {
 		if !ok {
 			continue
 		}
-		entries := claimstate.Append(buf[:0], claim, c.InUse)
+		entries := claimstate.Append(buf[:0], claim, c.HeldBack)
 		if len(entries) == 0 || !own.owned(claim, c.volume(claim.VolumeName), c.Driver) {
 			continue
 		}

@@ -176,12 +176,12 @@ func noGrowth(pvc *v1.PersistentVolumeClaim) {
 	pvc.Spec.Resources.Requests[v1.ResourceStorage] = resource.MustParse("1Gi")
 }
 
-// busy is the in-use answer of the tests: the claims named busy.
-func busy(_, name string) bool { return strings.HasSuffix(name, "busy") }
+// busy is the held-back answer of the tests: the claims named busy.
+func busy(c *slim.Claim) bool { return strings.HasSuffix(c.Name, "busy") }
 
 func (c *caches) config(l Leadership) ClaimsConfig {
 	return ClaimsConfig{
-		Driver: testDriver, Claims: c.claims, Volumes: c.volumes, Leader: l, InUse: busy,
+		Driver: testDriver, Claims: c.claims, Volumes: c.volumes, Leader: l, HeldBack: busy,
 		Clock: testingclock.NewFakePassiveClock(now),
 	}
 }
@@ -279,13 +279,13 @@ func TestClaimsOnlyFromTheLeader(t *testing.T) {
 	}
 }
 
-// TestClaimsWithoutInUse checks that, when the driver expands online (no
-// in-use answer), a request held back by nothing is in no state.
-func TestClaimsWithoutInUse(t *testing.T) {
+// TestClaimsWithoutHeldBack checks that, when in-use handling is off (no
+// held-back answer), a request held back by nothing is in no state.
+func TestClaimsWithoutHeldBack(t *testing.T) {
 	c := newCaches()
 	c.add(t, "busy", testDriver, nil)
 	cfg := c.config(leading(true))
-	cfg.InUse = nil
+	cfg.HeldBack = nil
 	registry := k8smetrics.NewKubeRegistry()
 	RegisterClaims(registry, cfg)
 	zeros := []string{"0", "0", "0", "0", "0", "0", "0", "0", "0", "0"}

@@ -27,7 +27,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
-	"github.com/csi-resizer/csi-resizer/pkg/inuse"
 	resizemetrics "github.com/csi-resizer/csi-resizer/pkg/metrics"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
@@ -75,20 +74,16 @@ func (s *server) registerClaims(registry k8smetrics.KubeRegistry, d *driver) {
 	inf := s.ctrl.informers
 	resizemetrics.RegisterClaims(registry, resizemetrics.ClaimsConfig{
 		Driver: d.name, Claims: inf.claims.GetIndexer(), Volumes: inf.volumes.GetIndexer(),
-		Leader: s, InUse: claimsInUse(inf.tracker, d.caps.OnlyOffline()),
+		Leader: s, HeldBack: claimsHeldBack(s.ctrl),
 	})
 }
 
-// claimsInUse is the in-use answer of the metrics. The controller holds an
-// expansion back while pods use the claim when in-use handling is on and
-// the driver expands offline only. (It also does after the driver answered
-// FailedPrecondition, which only its memory knows: such a claim carries
-// ControllerResizeError and counts as controller_error.)
-func claimsInUse(pods *inuse.Tracker, onlyOffline bool) claimstate.InUse {
-	if pods == nil || !onlyOffline {
+// claimsHeldBack is the controller's own answer, when it watches pods.
+func claimsHeldBack(ctrl *resizeController) claimstate.HeldBack {
+	if ctrl.informers.tracker == nil {
 		return nil
 	}
-	return func(namespace, name string) bool { return len(pods.UsedBy(namespace, name)) > 0 }
+	return ctrl.HeldBackByPods
 }
 
 func (s *server) ready() error {

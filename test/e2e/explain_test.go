@@ -295,7 +295,7 @@ func TestExplainWaitingInUse(t *testing.T) {
 	e.waitEvent("data", "only supports offline expansion and volume is currently in-use by pod(s) [app]")
 	x := e.explain("data")
 	e.checkRunning(x)
-	checkExplained(t, x, "resize", "waiting_in_use", explain.ByUser, "pod(s) app use it", "once no running pod uses the claim", "Delete pod(s) app")
+	checkExplained(t, x, "resize", "waiting_in_use", explain.ByUser, "pod(s) app use it", "once the pods that use the claim are deleted", "Delete pod(s) app")
 }
 
 // TestExplainModifyStates explains a modification waiting for its class,
