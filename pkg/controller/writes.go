@@ -27,8 +27,8 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
-	"github.com/csi-resizer/csi-resizer/pkg/slim"
 	"github.com/csi-resizer/csi-resizer/pkg/secrets"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 // patchClaim writes a claim's new status and remembers the result, which
