@@ -84,6 +84,15 @@ func NodePending(pvc *v1.PersistentVolumeClaim, now metav1.Time) *v1.PersistentV
 	return out
 }
 
+// NodeRetry returns a copy of pvc handed back to kubelet at size, the
+// lowered request, after kubelet found the recorded size infeasible:
+// allocatedResources = size, as NodePending otherwise.
+func NodeRetry(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
+	out := NodePending(pvc, now)
+	setAllocated(out, size)
+	return out
+}
+
 // Finished returns a copy of pvc whose resize is complete at size; see
 // chargeAllocated.
 func Finished(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {

@@ -247,6 +247,16 @@ func TestNodePending(t *testing.T) {
 	}
 }
 
+// TestNodeRetry: the claim goes back to kubelet at the lowered request;
+// kubelet's NodeResizeError stays until kubelet clears it.
+func TestNodeRetry(t *testing.T) {
+	in := claim(withAllocated("3Gi"), withResizeStatus(v1.PersistentVolumeClaimNodeResizeInfeasible), withTrue(nodeError, "too big", then))
+	want := claim(withAllocated("2Gi"), withResizeStatus(nodePend), withTrue(nodeError, "too big", then), withTrue(fsPending, fsPendingMessage, now))
+	checkBuilder(t, in, want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
+		return NodeRetry(pvc, q("2Gi"), at)
+	})
+}
+
 // TestSettled: after kubelet finished at the recorded size, the volume's
 // larger size becomes the claim's capacity and allocated size; nothing else
 // changes.

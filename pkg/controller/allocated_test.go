@@ -202,3 +202,31 @@ func (e *env) finishOnNode(name string) {
 		pvc.Status.Conditions = nil
 	})
 }
+
+// TestNodeRecoveryAtLoweredRequest: kubelet found the size infeasible, and
+// the user lowers the request to a size the volume holds: the claim is
+// handed back to kubelet at the request, in one write, with no driver call.
+func TestNodeRecoveryAtLoweredRequest(t *testing.T) {
+	pvc := claim("a", "3Gi", "1Gi")
+	e := newEnv(t, &fakeResizer{nodeStep: true, script: []result{{size: "3Gi", nodeStep: true}}}, objects(pvc, volume(pvc, "1Gi")))
+	e.mustSync("a")
+	e.editClaimStatus("a", func(pvc *v1.PersistentVolumeClaim) {
+		pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage] = v1.PersistentVolumeClaimNodeResizeInfeasible
+		pvc.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimNodeResizeError, Status: v1.ConditionTrue}}
+	})
+	_ = e.events()
+	expectIdle(t, e, "kubelet found 3Gi infeasible")
+
+	e.setRequest("a", "2Gi")
+	e.clearActions()
+	e.mustSync("a")
+	equal(t, "writes", e.writes(), []string{claimWrite})
+	equal(t, "claim", summary(e.claim("a")), "capacity=1Gi allocated=2Gi status=NodeResizePending conditions=[FileSystemResizePending,NodeResizeError]")
+	equal(t, "events", e.events(), []string{evNodeStep})
+	equal(t, "driver calls", e.resizer.targets(), []string{"3Gi"})
+	expectIdle(t, e, "while kubelet works")
+
+	e.finishOnNode("a")
+	e.mustSync("a")
+	equal(t, "claim after kubelet", summary(e.claim("a")), "capacity=3Gi allocated=3Gi status=- conditions=[]")
+}

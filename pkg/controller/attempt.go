@@ -145,6 +145,18 @@ func (c *Controller) settle(ctx context.Context, key string, pvc *v1.PersistentV
 	return nil
 }
 
+// retryOnNode hands the claim back to kubelet at size, the lowered request,
+// after kubelet found the recorded size infeasible (resize.NodeRetry): one
+// write, no driver call, as the volume already holds size.
+func (c *Controller) retryOnNode(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, size resource.Quantity) error {
+	pvc, err := c.patchClaim(ctx, key, pvc, claimstatus.NodeRetry(pvc, size, c.now()))
+	if err != nil {
+		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, fmt.Sprintf("%s: hand the claim back to kubelet", expanding(pv, size)), "retried with backoff")
+	}
+	c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonFileSystemResizeRequired, "Require file system resize of volume on node")
+	return nil
+}
+
 // expandFailed remembers and records a failed driver call. Uncertain
 // failures are retried with backoff at the same size and write nothing;
 // final ones are recorded so that the user and a restarted controller see

@@ -70,6 +70,8 @@ func (c *Controller) run(ctx context.Context, key string, pvc *v1.PersistentVolu
 	switch {
 	case op == resizeOperation && p.resize.Action == resize.Settle:
 		return 0, c.settle(ctx, key, pvc, pv, p.resize.Target)
+	case op == resizeOperation && p.resize.Action == resize.NodeRetry:
+		return 0, c.retryOnNode(ctx, key, pvc, pv, p.resize.Target)
 	case op == resizeOperation:
 		return c.expand(ctx, key, pvc, pv, p.resize)
 	}

@@ -52,8 +52,9 @@ type plan struct {
 //  3. the modification (so that a failing expansion does not hold back a
 //     class change), then the expansion that failed.
 func (p plan) next() operation {
-	// Settling writes the claim only; it goes where an expansion would.
-	expand := p.resize.Action == resize.Expand || p.resize.Action == resize.Settle
+	// Settling and handing back to kubelet write the claim only; they go
+	// where an expansion would.
+	expand := p.resize.Action == resize.Expand || p.resize.Action == resize.Settle || p.resize.Action == resize.NodeRetry
 	modifies := p.modify.Action != modify.None && p.modify.Action != modify.Wait
 	switch {
 	case p.modify.Action == modify.Modify && !p.modify.RecordIntent:

@@ -42,6 +42,11 @@ const (
 	// record Decision.Target, the volume's size, as the claim's capacity
 	// and allocated size. No driver call.
 	Settle
+	// NodeRetry: kubelet found the recorded size infeasible, and the user
+	// lowered the request to a size the volume already holds: hand the
+	// claim back to kubelet at Decision.Target, the request. No driver
+	// call: the volume is large enough.
+	NodeRetry
 )
 
 // String names the action for logs.
@@ -53,6 +58,8 @@ func (a Action) String() string {
 		return "wait"
 	case Settle:
 		return "settle"
+	case NodeRetry:
+		return "node-retry"
 	default:
 		return "none"
 	}
@@ -117,6 +124,10 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 	if s.kubeletOwns() {
 		return Decision{Action: None, Reason: "node expansion is pending: kubelet owns the volume"}
 	}
+	if s.nodeRecoverable() {
+		return Decision{Action: NodeRetry, Target: s.Request,
+			Reason: fmt.Sprintf("kubelet found %s infeasible and the request is lowered to %s, which the volume holds: kubelet grows the file system to it", s.Allocated.String(), s.Request.String())}
+	}
 	if s.nodeInfeasibleUnchanged() {
 		return Decision{Action: None, Reason: fmt.Sprintf("kubelet found %s infeasible: waiting for a request that asks for another size", s.Allocated.String())}
 	}
@@ -168,6 +179,14 @@ func (s State) nodeInfeasibleUnchanged() bool {
 	}
 	target, _ := s.target()
 	return s.Request.Cmp(*s.Allocated) == 0 || target.Cmp(*s.Allocated) == 0
+}
+
+// nodeRecoverable is true when kubelet found the recorded size infeasible
+// and the user asks for a smaller size that the claim does not have yet but
+// its volume holds (KEP-1790's recovery, on the node).
+func (s State) nodeRecoverable() bool {
+	return s.Recovery && s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible && s.Allocated != nil && s.Request.Sign() > 0 &&
+		s.Request.Cmp(*s.Allocated) < 0 && s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(s.Request) >= 0
 }
 
 // unsettled is true when the last resize is complete at the recorded size

@@ -123,7 +123,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 		t.Errorf("%s: empty reason", describe(s))
 	}
 	switch d.Action {
-	case None, Expand, Wait, Settle:
+	case None, Expand, Wait, Settle, NodeRetry:
 	default:
 		t.Fatalf("%s: unknown action %d", describe(s), d.Action)
 	}
@@ -153,6 +153,12 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	if finishedBelowVolume(s) != (d.Action == Settle) {
 		t.Errorf("%s: %s to %s; kubelet finished below the volume's size: %v", describe(s), d.Action, d.Target.String(), finishedBelowVolume(s))
 	}
+	// A node retry hands kubelet the lowered request, which the volume
+	// holds, after kubelet found the recorded size infeasible.
+	if d.Action == NodeRetry && (s.Status != nodeInfeasible || d.Target.Cmp(s.Request) != 0 || s.PVSize.Cmp(d.Target) < 0 ||
+		s.Allocated == nil || d.Target.Cmp(*s.Allocated) >= 0 || d.Target.Cmp(s.Capacity) <= 0) {
+		t.Errorf("%s: node retry at %s", describe(s), d.Target.String())
+	}
 	if d.Action == Settle && d.Target.Cmp(s.PVSize) != 0 {
 		t.Errorf("%s: settle at %s, want the volume's size %s", describe(s), d.Target.String(), s.PVSize.String())
 	}
@@ -173,7 +179,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	if d.Target.Sign() <= 0 {
 		t.Errorf("%s: %s to non-positive size %s", describe(s), d.Action, d.Target.String())
 	}
-	if d.Target.Cmp(s.PVSize) < 0 {
+	if d.Action != NodeRetry && d.Target.Cmp(s.PVSize) < 0 {
 		t.Errorf("%s: target %s below the PV size %s", describe(s), d.Target.String(), s.PVSize.String())
 	}
 	known := d.Target.Cmp(s.Request) == 0 || d.Target.Cmp(s.PVSize) == 0 ||
