@@ -15,35 +15,49 @@ limitations under the License.
 */
 
 // Command demo shows the resizer at work with no cluster: it starts etcd,
-// kube-apiserver, the CSI mock driver and the resizer on this machine,
-// grows a claim from 1Gi to 2Gi, then moves it to another
-// VolumeAttributesClass, and prints a timeline of what happens.
+// kube-apiserver, the CSI mock driver, a real kubelet (on a fake container
+// runtime) and the resizer on this machine, runs a pod that mounts a 1Gi
+// claim, grows the claim to 2Gi, then moves it to another
+// VolumeAttributesClass, and prints a timeline of what happens and who did
+// it: the resizer expands the volume, kubelet expands it on the node.
+// kubelet needs root, and so does the demo.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
-
-	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
 const (
 	namespace = "demo"
 	claim     = "data"
+	pod       = "app"
 	class     = "demo-expandable"
 	driver    = "demo.csi.example.com"
 	fastClass = "demo-fast"
+	nodeName  = "demo-node"
+	// leaseNamespace holds the resizer's Lease: the namespace of the Role
+	// of deploy/kubernetes/rbac.yaml.
+	leaseNamespace = "default"
 )
 
+// errNotRoot is said before anything starts: without root there is no
+// kubelet, and a resize without its node step would show only half of it.
+var errNotRoot = errors.New("the node step of the resize is done by a real kubelet, which needs root: run the demo as root, or with sudo")
+
 func main() {
-	keep := flag.Bool("keep", false, "Keep everything running after the resize, until Ctrl-C, and print the kubeconfig to look around with.")
+	keep := flag.Bool("keep", false, "Keep everything running after the resize, until Ctrl-C, and print the kubeconfig and metrics address to look around with.")
 	flag.Parse()
+	if os.Geteuid() != 0 {
+		fmt.Fprintln(os.Stderr, "demo:", errNotRoot)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *keep); err != nil {
@@ -52,94 +66,41 @@ func main() {
 	}
 }
 
+// run starts everything, plays the two changes, and tears down; on error
+// the logs stay, and the error names them.
 func run(ctx context.Context, keep bool) error {
-	tools, err := framework.ToolsFromEnv()
+	d, err := start(ctx)
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "csi-resizer-demo-")
-	if err != nil {
-		return err
+	defer d.stop()
+	if err := d.setUp(ctx); err != nil {
+		return d.logs(err)
 	}
-	say("Starting etcd and kube-apiserver (logs in %s)", dir)
-	resizerID := framework.ServiceAccount("default", "csi-resizer")
-	cluster, err := framework.StartCluster(ctx, tools, dir, resizerID)
-	if err != nil {
-		return err
+	if err := d.resize(ctx); err != nil {
+		return d.logs(err)
 	}
-	defer cluster.Stop()
-	if err := framework.ApplyRBAC(ctx, cluster.Admin, filepath.Join("deploy", "kubernetes", "rbac.yaml"), "default"); err != nil {
-		return err
-	}
-	kubeconfig, err := cluster.WriteKubeconfig("resizer", resizerID)
-	if err != nil {
-		return err
-	}
-	say("Starting the CSI mock driver %s (expansion on the controller, then on the node; volume modification)", driver)
-	drv, err := framework.StartDriver(ctx, tools, dir, framework.DriverOptions{Name: driver, NodeExpansionRequired: true, Modify: true})
-	if err != nil {
-		return err
-	}
-	defer drv.Proc.Kill()
-	say("Starting csi-resizer with the RBAC of deploy/kubernetes/rbac.yaml")
-	resizer, err := framework.StartResizer(tools, dir, "csi-resizer", kubeconfig, drv.Socket, "--v=2", "--http-endpoint=127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = resizer.Stop(30 * time.Second) }()
-
-	v, err := setUp(ctx, cluster, drv)
-	if err != nil {
-		return err
-	}
-	if err := resize(ctx, cluster, v); err != nil {
-		return fmt.Errorf("%w (resizer log: %s)", err, resizer.Log)
-	}
-	if err := modify(ctx, cluster, v); err != nil {
-		return fmt.Errorf("%w (resizer log: %s)", err, resizer.Log)
+	if err := d.modify(ctx); err != nil {
+		return d.logs(err)
 	}
 	if keep {
-		admin, err := cluster.WriteKubeconfig("admin", framework.Admin())
-		if err != nil {
-			return err
+		if err := d.keep(ctx); err != nil {
+			return d.logs(err)
 		}
-		say("Everything keeps running. Try: kubectl --kubeconfig=%s -n %s get pvc %s -o yaml", admin, namespace, claim)
-		say("Press Ctrl-C to tear it down.")
-		<-ctx.Done()
 	}
 	say("Tearing down")
-	return os.RemoveAll(dir)
+	d.stop()
+	return os.RemoveAll(d.dir)
 }
 
-// setUp creates the namespace, an expandable StorageClass, the
-// VolumeAttributesClass fast and a bound 1Gi claim on a volume of the mock
-// driver.
-func setUp(ctx context.Context, cluster *framework.Cluster, drv *framework.Driver) (framework.Volume, error) {
-	if err := framework.CreateNamespace(ctx, cluster.Admin, namespace); err != nil {
-		return framework.Volume{}, err
-	}
-	if err := framework.CreateClass(ctx, cluster.Admin, class, driver, nil); err != nil {
-		return framework.Volume{}, err
-	}
-	if err := framework.CreateAttributesClass(ctx, cluster.Admin, fastClass, driver, map[string]string{"iops": "16000", "throughput": "1000"}); err != nil {
-		return framework.Volume{}, err
-	}
-	handle, err := drv.CreateVolume(ctx, "demo-volume", 1<<30)
-	if err != nil {
-		return framework.Volume{}, err
-	}
-	v := framework.Volume{Namespace: namespace, Claim: claim, Class: class, Driver: driver, Handle: handle, Size: "1Gi"}
-	if _, err := framework.CreateBound(ctx, cluster.Admin, v); err != nil {
-		return framework.Volume{}, err
-	}
-	say("Created StorageClass %s, VolumeAttributesClass %s (iops=16000, throughput=1000), PV %s and PVC %s/%s: 1Gi, bound",
-		class, fastClass, v.PVName(), namespace, claim)
-	return v, nil
-}
+var start0 = time.Now()
 
-var start = time.Now()
-
-// say prints a line of the timeline.
+// say prints a line of the timeline about now.
 func say(format string, args ...any) {
-	fmt.Printf("%8s  %s\n", fmt.Sprintf("+%.2fs", time.Since(start).Seconds()), fmt.Sprintf(format, args...))
+	sayAt(time.Now(), format, args...)
+}
+
+// sayAt prints a line of the timeline about what happened at at.
+func sayAt(at time.Time, format string, args ...any) {
+	fmt.Printf("%8s  %s\n", fmt.Sprintf("+%.2fs", at.Sub(start0).Seconds()), fmt.Sprintf(format, args...))
 }

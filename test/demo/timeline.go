@@ -19,6 +19,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -26,106 +28,170 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/csi-resizer/csi-resizer/pkg/controller"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
-// resize grows the claim to 2Gi and prints the timeline until the claim is
-// finished. The demo plays kubelet for the node step, since no kubelet runs
-// here.
-func resize(ctx context.Context, cluster *framework.Cluster, v framework.Volume) error {
+// kubeletResized is the reason of kubelet's event once NodeExpandVolume
+// succeeded (Kubernetes' events.FileSystemResizeSuccessful).
+const kubeletResized = "FileSystemResizeSuccessful"
+
+// resize grows the claim to 2Gi and prints the timeline until kubelet has
+// finished it: the resizer expands the volume and hands the claim to
+// kubelet, which expands it on the node and records the new capacity.
+func (d *demo) resize(ctx context.Context) error {
 	say("User: kubectl patch pvc %s -p '{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}}}'", claim)
-	return follow(ctx, cluster, v, "the resize", func() error {
-		return framework.Grow(ctx, cluster.Admin, namespace, claim, "2Gi")
-	}, func(pvc *v1.PersistentVolumeClaim) (bool, error) {
-		switch {
-		case framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending:
-			say("Kubelet (played by the demo): expanding the file system on the node")
-			return false, framework.FinishOnNode(ctx, cluster.Admin, namespace, claim)
-		case framework.Capacity(pvc) == "2Gi" && len(pvc.Status.Conditions) == 0:
-			say("Done: PVC %s/%s has 2Gi", namespace, claim)
-			return true, nil
-		}
-		return false, nil
-	})
+	return d.follow(ctx, "the resize", func() error {
+		return framework.Grow(ctx, d.user, namespace, claim, "2Gi")
+	}, func(pvc *v1.PersistentVolumeClaim) bool {
+		return framework.Capacity(pvc) == "2Gi" && len(pvc.Status.Conditions) == 0 && len(pvc.Status.AllocatedResourceStatuses) == 0
+	}, kubeletResized)
 }
 
 // modify moves the claim to the VolumeAttributesClass fast and prints the
 // timeline until the claim reports it.
-func modify(ctx context.Context, cluster *framework.Cluster, v framework.Volume) error {
+func (d *demo) modify(ctx context.Context) error {
 	say("User: kubectl patch pvc %s -p '{\"spec\":{\"volumeAttributesClassName\":\"%s\"}}'", claim, fastClass)
-	return follow(ctx, cluster, v, "the class change", func() error {
-		return framework.SetAttributesClass(ctx, cluster.Admin, namespace, claim, fastClass)
-	}, func(pvc *v1.PersistentVolumeClaim) (bool, error) {
-		if framework.CurrentAttributesClass(pvc) == fastClass && pvc.Status.ModifyVolumeStatus == nil {
-			say("Done: PVC %s/%s is in class %s", namespace, claim, fastClass)
-			return true, nil
-		}
-		return false, nil
-	})
+	return d.follow(ctx, "the class change", func() error {
+		return framework.SetAttributesClass(ctx, d.user, namespace, claim, fastClass)
+	}, func(pvc *v1.PersistentVolumeClaim) bool {
+		return framework.CurrentAttributesClass(pvc) == fastClass && pvc.Status.ModifyVolumeStatus == nil
+	}, controller.ReasonModifySuccessful)
 }
 
-// follow does act, then prints every change of the claim, its PV and their
-// events until done says the claim is where it should be.
-func follow(ctx context.Context, cluster *framework.Cluster, v framework.Volume, what string, act func() error,
-	done func(*v1.PersistentVolumeClaim) (bool, error)) error {
+// follow does act, then prints every change of the claim, its PV and the
+// events of the namespace, and the driver's calls, until done holds for
+// the claim and the events of the reasons last have come (the last event
+// of a step is often sent just after the status that ends it).
+func (d *demo) follow(ctx context.Context, what string, act func() error, done func(*v1.PersistentVolumeClaim) bool, last ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	watches, err := watchAll(ctx, cluster, v)
+	w, err := d.watch(ctx)
 	if err != nil {
 		return err
 	}
 	if err := act(); err != nil {
 		return err
 	}
-	var lastClaim, lastPV string
-	for {
+	var out lines
+	defer func() { out.flush(time.Now()) }()
+	// The driver's calls are in a file: read it every tenth of a second.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	waiting := map[string]bool{}
+	for _, reason := range last {
+		waiting[reason] = true
+	}
+	finished := false
+	for !finished || len(waiting) > 0 {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s did not finish: %w", what, ctx.Err())
-		case ev := <-watches.events:
-			if e, ok := ev.Object.(*v1.Event); ok && ev.Type == watch.Added {
-				say("Event   %s %s: %s", e.Type, e.Reason, e.Message)
-			}
-		case ev := <-watches.volumes:
-			if pv, ok := ev.Object.(*v1.PersistentVolume); ok {
-				if s := describeVolume(pv); s != lastPV {
-					say("PV      %s %s", pv.Name, s)
-					lastPV = s
-				}
-			}
-		case ev := <-watches.claims:
-			pvc, ok := ev.Object.(*v1.PersistentVolumeClaim)
-			if !ok {
-				continue
-			}
-			if s := framework.Describe(pvc); s != lastClaim {
-				say("PVC     %s/%s %s", namespace, claim, s)
-				lastClaim = s
-			}
-			if ok, err := done(pvc); ok || err != nil {
-				if err == nil {
-					lateEvents(watches.events)
-				}
+			return fmt.Errorf("%s did not finish (claim finished: %t; events awaited: %v): %w", what, finished, slices.Sorted(maps.Keys(waiting)), ctx.Err())
+		case <-tick.C:
+			if err := d.readCalls(&out); err != nil {
 				return err
 			}
+			out.flush(time.Now().Add(-holdBack))
+		case ev, ok := <-w.events:
+			if !ok {
+				return fmt.Errorf("%s: the watch of events ended", what)
+			}
+			if e, ok := ev.Object.(*v1.Event); ok && ev.Type == watch.Added {
+				out.add(time.Now(), "Event   %s %s %s/%s, from %s: %s", e.Type, e.Reason, e.InvolvedObject.Kind, e.InvolvedObject.Name, eventSource(e), e.Message)
+				delete(waiting, e.Reason)
+			}
+		case ev, ok := <-w.volumes:
+			if !ok {
+				return fmt.Errorf("%s: the watch of the PV ended", what)
+			}
+			if pv, ok := ev.Object.(*v1.PersistentVolume); ok {
+				d.addVolume(&out, pv)
+			}
+		case ev, ok := <-w.claims:
+			if !ok {
+				return fmt.Errorf("%s: the watch of the claim ended", what)
+			}
+			if pvc, ok := ev.Object.(*v1.PersistentVolumeClaim); ok {
+				d.addClaim(&out, pvc)
+				finished = done(pvc)
+			}
 		}
+	}
+	if err := d.readCalls(&out); err != nil {
+		return err
+	}
+	out.add(time.Now(), "Done: %s of PVC %s/%s", what, namespace, claim)
+	return nil
+}
+
+// readCalls adds the driver's new calls, at the time each ended.
+func (d *demo) readCalls(out *lines) error {
+	calls, err := d.calls.next()
+	for _, c := range calls {
+		out.add(c.End, "CSI     %s", describeCall(c))
+	}
+	return err
+}
+
+// addClaim adds the claim when its summary changed, and who wrote it. The
+// writer is told against the version just before, printed or not.
+func (d *demo) addClaim(out *lines, pvc *v1.PersistentVolumeClaim) {
+	before := d.lastClaim
+	d.lastClaim = pvc
+	if before == nil || before.ResourceVersion == pvc.ResourceVersion {
+		return // the watch begins with the version printed last
+	}
+	if s := framework.Describe(pvc); s != framework.Describe(before) {
+		out.add(time.Now(), "PVC     %s/%s %s%s", namespace, claim, s, byWriter(before.ManagedFields, pvc.ManagedFields))
+	}
+	if framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending && framework.ResizeStatus(before) != v1.PersistentVolumeClaimNodeResizePending {
+		out.add(time.Now(), "        kubelet's turn: it expands the volume on the node at its next sync of pod %s/%s, seconds from now", namespace, pod)
 	}
 }
 
-// lateEvents prints the events that arrive within a moment: the last event
-// of a step is often sent just after the status that ends it.
-func lateEvents(events <-chan watch.Event) {
-	deadline := time.After(500 * time.Millisecond)
-	for {
-		select {
-		case <-deadline:
-			return
-		case ev := <-events:
-			if e, ok := ev.Object.(*v1.Event); ok && ev.Type == watch.Added {
-				say("Event   %s %s: %s", e.Type, e.Reason, e.Message)
-			}
-		}
+// addVolume adds the PV when its summary changed, and who wrote it.
+func (d *demo) addVolume(out *lines, pv *v1.PersistentVolume) {
+	before := d.lastPV
+	d.lastPV = pv
+	if before == nil || before.ResourceVersion == pv.ResourceVersion {
+		return
 	}
+	if s := describeVolume(pv); s != describeVolume(before) {
+		out.add(time.Now(), "PV      %s %s%s", pv.Name, s, byWriter(before.ManagedFields, pv.ManagedFields))
+	}
+}
+
+// watches are the watches of one step.
+type watches struct {
+	claims, volumes, events <-chan watch.Event
+}
+
+// watch watches the claim, its PV and the events of the namespace from
+// now on: those of an earlier step were printed already. The watches end
+// with ctx.
+func (d *demo) watch(ctx context.Context) (*watches, error) {
+	core := d.cluster.Admin.CoreV1()
+	c, err := core.PersistentVolumeClaims(namespace).Watch(ctx, byName(claim))
+	if err != nil {
+		return nil, err
+	}
+	p, err := core.PersistentVolumes().Watch(ctx, byName(d.volume.PVName()))
+	if err != nil {
+		return nil, err
+	}
+	old, err := core.Events(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	e, err := core.Events(namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: old.ResourceVersion})
+	if err != nil {
+		return nil, err
+	}
+	return &watches{claims: c.ResultChan(), volumes: p.ResultChan(), events: e.ResultChan()}, nil
+}
+
+func byName(name string) metav1.ListOptions {
+	return metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()}
 }
 
 // describeVolume is a one-line summary of a PV: capacity, and class when set.
@@ -136,33 +202,4 @@ func describeVolume(pv *v1.PersistentVolume) string {
 		s += " class=" + *c
 	}
 	return s
-}
-
-type watches struct {
-	claims, volumes, events <-chan watch.Event
-}
-
-func watchAll(ctx context.Context, cluster *framework.Cluster, v framework.Volume) (*watches, error) {
-	byName := func(name string) metav1.ListOptions {
-		return metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()}
-	}
-	c, err := cluster.Admin.CoreV1().PersistentVolumeClaims(namespace).Watch(ctx, byName(claim))
-	if err != nil {
-		return nil, err
-	}
-	p, err := cluster.Admin.CoreV1().PersistentVolumes().Watch(ctx, byName(v.PVName()))
-	if err != nil {
-		return nil, err
-	}
-	// Events from now on: those of an earlier step were printed already.
-	old, err := cluster.Admin.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	e, err := cluster.Admin.CoreV1().Events(namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: old.ResourceVersion})
-	if err != nil {
-		return nil, err
-	}
-	go func() { <-ctx.Done(); c.Stop(); p.Stop(); e.Stop() }()
-	return &watches{claims: c.ResultChan(), volumes: p.ResultChan(), events: e.ResultChan()}, nil
 }
