@@ -17,8 +17,10 @@ limitations under the License.
 package e2e
 
 import (
+	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -30,7 +32,7 @@ import (
 // calls NodeExpandVolume and finishes the claim.
 func TestKubeletExpandsMountedVolume(t *testing.T) {
 	e := newEnv(t, framework.DriverOptions{NodeExpansionRequired: true})
-	node := e.startNode()
+	node := e.startNode("node")
 	v := e.volume("data", "1Gi")
 	e.runPod(node, "app", "data")
 	e.grow("data", "2Gi")
@@ -52,7 +54,7 @@ func TestKubeletExpandsMountedVolume(t *testing.T) {
 // and kubelet stops reading it.
 func TestKubeletFinishesRoundedSizeAfterNodeFailures(t *testing.T) {
 	e := newEnv(t, framework.DriverOptions{NodeExpansionRequired: true, AllocationUnit: bytes("1Gi")})
-	node := e.startNode()
+	node := e.startNode("node")
 	v := e.volume("data", "1Gi")
 	e.runPod(node, "app", "data")
 	busy := framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Code: "Internal", Message: "device is busy"}
@@ -78,4 +80,145 @@ func TestKubeletFinishesRoundedSizeAfterNodeFailures(t *testing.T) {
 		t.Errorf("NodeExpandVolume codes = %v, want two failures then success", codes)
 	}
 	e.checkKubeletQuiet("data")
+}
+
+// TestKubeletNodeOnlyDriver: a driver without controller expansion; the
+// resizer raises the PV and hands the claim to kubelet, which expands.
+func TestKubeletNodeOnlyDriver(t *testing.T) {
+	e := newEnv(t, framework.DriverOptions{NodeOnly: true, NodeExpansionRequired: true})
+	node := e.startNode("node")
+	v := e.volume("data", "1Gi")
+	e.runPod(node, "app", "data")
+	e.grow("data", "2Gi")
+
+	e.waitClaim("data", "kubelet to finish the resize", finished("2Gi"))
+	if calls := e.calls(); len(calls) != 0 {
+		t.Errorf("node-only driver got ControllerExpandVolume calls: %+v", calls)
+	}
+	if calls := e.nodeCalls(framework.MethodNodeExpand, v.Handle); len(calls) != 1 || calls[0].RequiredBytes != bytes("2Gi") {
+		t.Errorf("NodeExpandVolume calls = %+v, want one of 2Gi", calls)
+	}
+	e.checkKubeletQuiet("data")
+}
+
+// TestKubeletOfflineOnlyDriver: a driver that expands offline only is not
+// called while kubelet may have the volume published. kubelet reports a
+// deleted pod's terminal phase before it unpublishes the volume, and
+// deletes the pod object only after: the controller call must come after
+// the last NodeUnpublishVolume and NodeUnstageVolume. The next pod's mount
+// then expands the file system.
+func TestKubeletOfflineOnlyDriver(t *testing.T) {
+	e := newEnv(t, framework.DriverOptions{OfflineOnly: true, NodeExpansionRequired: true})
+	node := e.startNode("node")
+	v := e.volume("data", "1Gi")
+	e.runPod(node, "app", "data")
+	e.grow("data", "2Gi")
+	e.waitEvent("data", "only supports offline expansion and volume is currently in-use by pod(s) [app]")
+	if calls := e.calls(); len(calls) != 0 {
+		t.Fatalf("the driver was called while a pod uses the volume: %+v", calls)
+	}
+
+	must(t, framework.DeletePod(e.ctx, cluster.Admin, e.ns, "app"))
+	e.waitClaim("data", "the controller step", func(pvc *v1.PersistentVolumeClaim) bool {
+		return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending
+	})
+	calls := e.calls()
+	if len(calls) != 1 {
+		t.Fatalf("ControllerExpandVolume calls = %+v, want one", calls)
+	}
+	for _, method := range []string{framework.MethodUnpublish, framework.MethodUnstage} {
+		node := e.nodeCalls(method, v.Handle)
+		if len(node) == 0 {
+			t.Fatalf("no %s of %s before the expansion", method, v.Handle)
+		}
+		if last := node[len(node)-1]; !calls[0].Start.After(last.End) {
+			t.Errorf("ControllerExpandVolume started at %s, before %s ended at %s", calls[0].Start.Format(time.RFC3339Nano), method, last.End.Format(time.RFC3339Nano))
+		}
+	}
+
+	e.runPod(node, "app-2", "data")
+	e.waitClaim("data", "kubelet to expand at the next mount", finished("2Gi"))
+	e.checkKubeletQuiet("data")
+}
+
+// TestKubeletNodeInfeasibleThenLowered: kubelet finds the size infeasible on
+// the node (NodeResizeInfeasible); the user lowers the request to a size the
+// volume holds, the resizer hands the claim back to kubelet at that size,
+// and kubelet grows the file system to it, with no further driver call.
+func TestKubeletNodeInfeasibleThenLowered(t *testing.T) {
+	e := newEnv(t, framework.DriverOptions{NodeExpansionRequired: true})
+	node := e.startNode("node")
+	v := e.volume("data", "1Gi")
+	e.runPod(node, "app", "data")
+	must(t, e.driver.Script(framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Code: "OutOfRange", Message: "file system cannot grow to 3Gi"}))
+	e.grow("data", "3Gi")
+	e.waitClaim("data", "kubelet to find 3Gi infeasible", func(pvc *v1.PersistentVolumeClaim) bool {
+		return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizeInfeasible
+	})
+
+	e.grow("data", "2Gi")
+	pvc := e.waitClaim("data", "the recovery through kubelet", finished("3Gi"))
+	var got []string
+	for _, c := range e.nodeCalls(framework.MethodNodeExpand, v.Handle) {
+		got = append(got, fmt.Sprintf("%d:%s", c.RequiredBytes, c.Code))
+	}
+	want := []string{fmt.Sprintf("%d:OutOfRange", bytes("3Gi")), fmt.Sprintf("%d:OK", bytes("2Gi"))}
+	if !slices.Equal(got, want) {
+		t.Errorf("NodeExpandVolume calls = %v, want %v (claim %s)", got, want, framework.Describe(pvc))
+	}
+	if calls := e.calls(); len(calls) != 1 {
+		t.Errorf("ControllerExpandVolume calls = %+v, want only the first", calls)
+	}
+	e.checkKubeletQuiet("data")
+}
+
+// TestKubeletRestartedDuringNodeExpansion: kubelet is killed while
+// NodeExpandVolume runs and started again; it expands again and finishes.
+func TestKubeletRestartedDuringNodeExpansion(t *testing.T) {
+	e := newEnv(t, framework.DriverOptions{NodeExpansionRequired: true})
+	node := e.startNode("node")
+	v := e.volume("data", "1Gi")
+	e.runPod(node, "app", "data")
+	must(t, e.driver.Script(framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Delay: "1m"}))
+	e.grow("data", "2Gi")
+	e.waitClaim("data", "kubelet to start the node step", func(pvc *v1.PersistentVolumeClaim) bool {
+		return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizeInProgress
+	})
+	must(t, node.RestartKubelet(e.ctx))
+
+	e.waitClaim("data", "kubelet to finish after its restart", finished("2Gi"))
+	calls := e.nodeCalls(framework.MethodNodeExpand, v.Handle)
+	if n := len(calls); n < 2 || calls[n-1].Code != "OK" || calls[n-1].RequiredBytes != bytes("2Gi") {
+		t.Errorf("NodeExpandVolume calls = %+v, want the held one, then a successful one of 2Gi", calls)
+	}
+	e.checkKubeletQuiet("data")
+}
+
+// TestKubeletsExpandSharedVolume: a ReadWriteMany volume mounted on two
+// nodes (two kubelets on this machine, each in its own mount namespace) is
+// expanded on each node: the first kubelet finishes the claim, the second
+// expands its mount too.
+func TestKubeletsExpandSharedVolume(t *testing.T) {
+	e := newEnv(t, framework.DriverOptions{NodeExpansionRequired: true})
+	nodes := []*framework.Node{e.startNode("a"), e.startNode("b")}
+	v := e.volume("data", "1Gi", func(v *framework.Volume) {
+		v.AccessModes = []v1.PersistentVolumeAccessMode{v1.ReadWriteMany}
+	})
+	for i, node := range nodes {
+		e.runPod(node, fmt.Sprintf("app-%d", i), "data")
+	}
+	e.grow("data", "2Gi")
+
+	e.waitClaim("data", "the first kubelet to finish", finished("2Gi"))
+	calls := e.waitNodeCalls(framework.MethodNodeExpand, v.Handle, 2)
+	paths := map[string]bool{}
+	for _, c := range calls {
+		if c.Code == "OK" && c.RequiredBytes == bytes("2Gi") {
+			paths[c.Path] = true
+		}
+	}
+	if len(paths) != 2 {
+		t.Errorf("NodeExpandVolume calls = %+v, want a successful one of 2Gi on each node", calls)
+	}
+	e.checkKubeletQuiet("data", nodes...)
 }

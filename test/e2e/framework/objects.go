@@ -45,6 +45,15 @@ type Volume struct {
 	// AttributesClass is the VolumeAttributesClass the volume was
 	// provisioned with: in the claim's spec and status and the PV's spec.
 	AttributesClass string
+	// AccessModes of the claim and the PV; ReadWriteOnce when empty.
+	AccessModes []v1.PersistentVolumeAccessMode
+}
+
+func (v Volume) accessModes() []v1.PersistentVolumeAccessMode {
+	if len(v.AccessModes) == 0 {
+		return []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}
+	}
+	return v.AccessModes
 }
 
 // PVName is the name of the claim's PV.
@@ -78,7 +87,7 @@ func CreateBound(ctx context.Context, c kubernetes.Interface, v Volume) (*v1.Per
 	pvc, err := c.CoreV1().PersistentVolumeClaims(v.Namespace).Create(ctx, &v1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: v.Claim, Annotations: v.Annotations},
 		Spec: v1.PersistentVolumeClaimSpec{
-			AccessModes:               []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			AccessModes:               v.accessModes(),
 			StorageClassName:          ptr.To(v.Class),
 			VolumeName:                v.PVName(),
 			VolumeAttributesClassName: optional(v.AttributesClass),
@@ -92,7 +101,7 @@ func CreateBound(ctx context.Context, c kubernetes.Interface, v Volume) (*v1.Per
 		ObjectMeta: metav1.ObjectMeta{Name: v.PVName()},
 		Spec: v1.PersistentVolumeSpec{
 			Capacity:                      v1.ResourceList{v1.ResourceStorage: size},
-			AccessModes:                   []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			AccessModes:                   v.accessModes(),
 			StorageClassName:              v.Class,
 			VolumeAttributesClassName:     optional(v.AttributesClass),
 			PersistentVolumeReclaimPolicy: v1.PersistentVolumeReclaimDelete,

@@ -39,8 +39,10 @@ func RunPod(ctx context.Context, c kubernetes.Interface, namespace, name, node s
 			NodeName: node,
 			// No token volume: its CA ConfigMap is published by
 			// kube-controller-manager, which does not run here.
-			AutomountServiceAccountToken:  ptr.To(false),
-			TerminationGracePeriodSeconds: ptr.To[int64](0),
+			AutomountServiceAccountToken: ptr.To(false),
+			// Not 0: that deletes the object at once, before kubelet has
+			// unmounted anything (a force delete).
+			TerminationGracePeriodSeconds: ptr.To[int64](1),
 			Containers:                    []v1.Container{{Name: "app", Image: "registry.example.com/app:1"}},
 		},
 	}
