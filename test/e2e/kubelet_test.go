@@ -118,6 +118,9 @@ func TestKubeletOfflineOnlyDriver(t *testing.T) {
 		t.Fatalf("the driver was called while a pod uses the volume: %+v", calls)
 	}
 
+	// An unmount that takes a while, as a real one can: the pod's phase is
+	// terminal long before the volume is unpublished.
+	must(t, e.driver.Script(framework.Answer{Method: framework.MethodUnpublish, VolumeID: v.Handle, Delay: "3s"}))
 	must(t, framework.DeletePod(e.ctx, cluster.Admin, e.ns, "app"))
 	e.waitClaim("data", "the controller step", func(pvc *v1.PersistentVolumeClaim) bool {
 		return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending
