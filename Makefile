@@ -64,7 +64,7 @@ test-e2e: build
 	$(GO) build -o _output/csi-test-driver ./test/cmd/csi-test-driver; \
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" E2E_TEST_DRIVER="$(CURDIR)/_output/csi-test-driver" \
 		E2E_EXPLAIN="$(CURDIR)/bin/$(PLUGIN)" \
-		$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... 2>&1 | grep -v '^[IWE][0-9]\{4\} '
+		$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... ./test/demo/ 2>&1 | grep -v '^[IWE][0-9]\{4\} '
 
 # `make test-chaos` runs the resizer binary through faults (processes killed
 # at random, a failing and restarting CSI driver, an API server restart) on
@@ -139,7 +139,7 @@ bench: build
 
 vet:
 	$(GO) vet ./...
-	$(GO) vet -tags e2e ./test/e2e/...
+	$(GO) vet -tags e2e ./test/e2e/... ./test/demo/
 	$(GO) vet -tags chaos ./test/chaos/...
 
 # gofmt knows nothing of packages or vendor/, so it gets the file list.

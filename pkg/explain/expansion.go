@@ -207,6 +207,9 @@ func (x expansion) lowerAdvice(s *step) []string {
 	target := *x.s.Allocated
 	above, below, ok := x.s.LowerRange(target)
 	switch {
+	case ok && x.s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible:
+		return []string{fmt.Sprintf("Lower the request to between %s (exclusive, the current capacity) and %s (exclusive): the resizer hands the claim back to kubelet, which grows the file system to that size (the volume already holds it).",
+			size(above), size(below))}
 	case ok:
 		return []string{fmt.Sprintf("Lower the request to between %s (exclusive, the current capacity) and %s (exclusive): the resizer then expands to that size.",
 			size(above), size(below))}
@@ -267,9 +270,14 @@ func (x expansion) nodePending() step {
 func (x expansion) nodeInfeasible() step {
 	s := step{summary: fmt.Sprintf("kubelet found %s infeasible on the node: %s", x.allocated(),
 		orUnknown(conditionMessage(x.pvc, v1.PersistentVolumeClaimNodeResizeError)))}
-	if x.d.Action == resize.Expand {
+	switch x.d.Action {
+	case resize.Expand:
 		s.by = ByResizer
 		s.next = fmt.Sprintf("The request asks for another size: the resizer expands to %s.", size(x.d.Target))
+		return s
+	case resize.NodeRetry:
+		s.by = ByResizer
+		s.next = fmt.Sprintf("The request is lowered to %s, which the volume holds: the resizer hands the claim back to kubelet at that size.", size(x.d.Target))
 		return s
 	}
 	s.by = ByUser

@@ -189,7 +189,17 @@ func TestExplainResize(t *testing.T) {
 				condition(v1.PersistentVolumeClaimNodeResizeError, t1, "resize2fs: no space")),
 		},
 		want: want{state: "node_infeasible", by: ByUser, action: "none", since: t1,
-			says: []string{"kubelet found 2Gi infeasible on the node: resize2fs: no space", "A lower request does not help: the volume is already 2Gi", "Nothing, until the request asks for another size", "Raise the request to a larger size"}},
+			says: []string{"kubelet found 2Gi infeasible on the node: resize2fs: no space", "Nothing, until the request asks for another size",
+				"Lower the request to between 1Gi (exclusive, the current capacity) and 2Gi (exclusive): the resizer hands the claim back to kubelet, which grows the file system to that size",
+				"Raise the request to a larger size"}},
+	}, {
+		name: "node_infeasible, request lowered",
+		objs: []runtime.Object{
+			claim("1500Mi", "1Gi", allocated("2Gi", v1.PersistentVolumeClaimNodeResizeInfeasible),
+				condition(v1.PersistentVolumeClaimNodeResizeError, t1, "resize2fs: no space")),
+		},
+		want: want{state: "node_infeasible", by: ByResizer, action: "node-retry", since: t1,
+			says: []string{"The request is lowered to 1500Mi, which the volume holds: the resizer hands the claim back to kubelet at that size"}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,20 +16,27 @@ limitations under the License.
 
 package resize
 
-import "k8s.io/apimachinery/pkg/api/resource"
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
 
 // LowerRange is the range of sizes the user may lower the request to after
 // an attempt at target failed with a final (infeasible, in-use or other
-// final) error, so that Decide expands to a size below target: above the
+// final) error, so that Decide tries a size below target: above the
 // claim's capacity (the API server refuses a request at or below
 // status.capacity) and below target (target itself is the size that
-// failed), both exclusive. ok is false when no lowered request leads to
-// another size: with the RecoverVolumeExpansionFailure gate off (the
-// recorded size stays the target), when the volume already holds target
-// (a target is never below the volume's size), or when nothing lies between
-// the capacity and target.
+// failed), both exclusive. After a failure on the controller, Decide
+// expands to the lowered request; after kubelet found target infeasible on
+// the node (NodeResizeInfeasible), it hands the claim back to kubelet at
+// the lowered request (NodeRetry). ok is false when no lowered request
+// leads to another size: with the RecoverVolumeExpansionFailure gate off
+// (the recorded size stays the target), when the controller failed and
+// the volume already holds target (a driver is never asked for less than
+// the volume's size), or when nothing lies between the capacity and target.
 func (s State) LowerRange(target resource.Quantity) (above, below resource.Quantity, ok bool) {
-	if !s.Recovery || s.PVSize.Cmp(target) >= 0 || s.Capacity.Cmp(target) >= 0 {
+	onNode := s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible
+	if !s.Recovery || (!onNode && s.PVSize.Cmp(target) >= 0) || s.Capacity.Cmp(target) >= 0 {
 		return resource.Quantity{}, resource.Quantity{}, false
 	}
 	return s.Capacity, target, true

@@ -66,6 +66,23 @@ func TestLowerRangeIsWhatDecideFollows(t *testing.T) {
 	}
 }
 
+// TestLowerRangeAfterNodeInfeasible: after kubelet found the size
+// infeasible, the range is what Decide hands back to kubelet, whatever the
+// volume holds.
+func TestLowerRangeAfterNodeInfeasible(t *testing.T) {
+	for _, sz := range []struct{ capacity, pv, target string }{
+		{"1Gi", "10Gi", "10Gi"},
+		{"1Gi", "12Gi", "10Gi"}, // the driver allocated more
+		{"1Gi", "1Gi", "1Gi"},
+		{"0", "2Gi", "2Gi"},
+	} {
+		for _, recovery := range []bool{true, false} {
+			s := State{Request: q(sz.target), Capacity: q(sz.capacity), PVSize: q(sz.pv), Allocated: qp(sz.target), Status: nodeInfeasible, Recovery: recovery}
+			t.Run(fmt.Sprintf("%+v recovery=%v", sz, recovery), func(t *testing.T) { checkLowerRange(t, s, q(sz.target)) })
+		}
+	}
+}
+
 func checkLowerRange(t *testing.T, s State, target resource.Quantity) {
 	above, below, ok := s.LowerRange(target)
 	for _, r := range requestsAbove(s.Capacity, target) {
@@ -73,7 +90,7 @@ func checkLowerRange(t *testing.T, s State, target resource.Quantity) {
 		lowered.Request = r
 		d := Decide(lowered, t0, retry)
 		inside := ok && r.Cmp(above) > 0 && r.Cmp(below) < 0
-		another := d.Action == Expand && d.Target.Cmp(target) < 0
+		another := (d.Action == Expand || d.Action == NodeRetry) && d.Target.Cmp(target) < 0
 		if inside != another {
 			t.Errorf("request %s: range (%s, %s) ok=%v, but Decide says %s to %s (%s)",
 				r.String(), above.String(), below.String(), ok, d.Action, d.Target.String(), d.Reason)
