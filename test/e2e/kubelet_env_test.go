@@ -19,12 +19,14 @@ limitations under the License.
 package e2e
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -35,21 +37,27 @@ import (
 
 // startNode starts a real kubelet for this test as the Node
 // <namespace>-<name>, registers the test's driver with it and stops it when
-// the test ends. Without root, kubelet
-// cannot run: the test is skipped, saying so, unless CI runs it (CI is
-// root, and a skip there would hide the node half of every resize).
+// the test ends.
 func (e *env) startNode(name string) *framework.Node {
 	e.t.Helper()
-	dir := filepath.Join(e.dir, name)
-	name = fmt.Sprintf("%s-%s", e.ns, name)
-	must(e.t, os.MkdirAll(dir, 0o750))
-	node, err := framework.StartNode(e.ctx, tools, cluster, dir, name)
+	return startNode(e.t, e.ctx, filepath.Join(e.dir, name), fmt.Sprintf("%s-%s", e.ns, name), e.driver.Name, e.driver.Socket)
+}
+
+// startNode starts a real kubelet in dir as the Node name, registers the
+// driver serving socket with it and stops it when the test ends. Without
+// root, kubelet cannot run: the test is skipped, saying so, unless CI runs
+// it (CI is root, and a skip there would hide the node half of every
+// resize).
+func startNode(t *testing.T, ctx context.Context, dir, name, driver, socket string) *framework.Node {
+	t.Helper()
+	must(t, os.MkdirAll(dir, 0o750))
+	node, err := framework.StartNode(ctx, tools, cluster, dir, name)
 	if errors.Is(err, framework.ErrNotRoot) && os.Getenv("CI") == "" {
-		e.t.Skip(err)
+		t.Skip(err)
 	}
-	must(e.t, err)
-	e.t.Cleanup(node.Stop)
-	must(e.t, node.RegisterDriver(e.ctx, e.driver.Name, e.driver.Socket))
+	must(t, err)
+	t.Cleanup(node.Stop)
+	must(t, node.RegisterDriver(ctx, driver, socket))
 	return node
 }
 

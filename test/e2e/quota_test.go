@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,7 @@ type quotaEnv struct {
 	ctx    context.Context
 	ns     string
 	class  string
+	dir    string
 	driver *framework.TestDriver
 }
 
@@ -57,13 +59,13 @@ func newQuotaEnv(t *testing.T, hard string, nodeStep bool) *quotaEnv {
 	t.Cleanup(cancel)
 	dir, err := os.MkdirTemp("", "e2e-")
 	must(t, err)
-	e := &quotaEnv{t: t, ctx: ctx, ns: fmt.Sprintf("e2e-%d", n), class: fmt.Sprintf("e2e-%d", n)}
+	e := &quotaEnv{t: t, ctx: ctx, ns: fmt.Sprintf("e2e-%d", n), class: fmt.Sprintf("e2e-%d", n), dir: dir}
 	name := fmt.Sprintf("e2e-%d.csi.example.com", n)
 	must(t, framework.CreateNamespace(ctx, cluster.Admin, e.ns))
 	must(t, framework.CreateClass(ctx, cluster.Admin, e.class, name, nil))
 	must(t, framework.CreateStorageQuota(ctx, cluster.Admin, e.ns, "storage", hard))
 	e.driver, err = framework.StartTestDriver(ctx, bin, dir, framework.TestDriverOptions{Name: name,
-		NodeExpansionRequired: nodeStep, AllocationUnit: allocationUnit}, map[string]int64{"vol-data": bytes("1Gi"), "vol-probe": bytes("1Gi")})
+		NodeExpansionRequired: nodeStep, NodeExpand: nodeStep, AllocationUnit: allocationUnit}, map[string]int64{"vol-data": bytes("1Gi"), "vol-probe": bytes("1Gi")})
 	must(t, err)
 	resizer, err := framework.StartResizer(tools, dir, "resizer", kubeconfig, e.driver.Socket, "--retry-interval-start=100ms", "--retry-interval-max=3s", "--v=4")
 	must(t, err)
@@ -132,14 +134,18 @@ func allocated(size string) func(*v1.PersistentVolumeClaim) bool {
 }
 
 // TestQuotaChargesDriverCapacity grows a claim from 1Gi to 2Gi against a
-// driver that allocates whole units of 768Mi, so 2304Mi: the claim records
-// allocatedResources = 2304Mi in the status write that finishes it or
-// hands it to kubelet, and the namespace's ResourceQuota charges 2304Mi,
-// also while node expansion is pending. The claim then stays finished: a
-// request within 2304Mi changes nothing, a larger one is expanded to.
+// driver that allocates whole units of 768Mi, so 2304Mi, and the
+// namespace's ResourceQuota charges what is recorded in allocatedResources.
+// Without a node step, the status write that finishes the claim records
+// 2304Mi. With one, the claim is handed to a real kubelet at 2Gi (kubelet
+// grows the file system to allocatedResources, and finds a second node
+// failure infeasible when that is not the request), so the quota charges
+// 2Gi while kubelet works, and 2304Mi once it has finished. The claim then
+// stays finished: a request within 2304Mi changes nothing, a larger one is
+// expanded to.
 func TestQuotaChargesDriverCapacity(t *testing.T) {
 	for _, nodeStep := range []bool{false, true} {
-		t.Run(map[bool]string{false: "controller only", true: "node expansion pending"}[nodeStep], func(t *testing.T) {
+		t.Run(map[bool]string{false: "controller only", true: "through kubelet"}[nodeStep], func(t *testing.T) {
 			e := newQuotaEnv(t, "10Gi", nodeStep)
 			e.volume("data")
 			e.waitUsed("1Gi", "after the claim's creation")
@@ -147,10 +153,10 @@ func TestQuotaChargesDriverCapacity(t *testing.T) {
 
 			if nodeStep {
 				e.waitClaim("data", "the node step", func(pvc *v1.PersistentVolumeClaim) bool {
-					return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending && allocated("2304Mi")(pvc)
+					return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending && allocated("2Gi")(pvc)
 				})
-				e.waitUsed("2304Mi", "while node expansion is pending")
-				must(t, framework.FinishOnNode(e.ctx, cluster.Admin, e.ns, "data"))
+				e.waitUsed("2Gi", "while node expansion is pending")
+				e.runPodOnNode("data")
 			}
 			pvc := e.waitClaim("data", "the resize to finish", func(pvc *v1.PersistentVolumeClaim) bool {
 				return finished("2304Mi")(pvc) && allocated("2304Mi")(pvc)
@@ -171,19 +177,23 @@ func TestQuotaChargesDriverCapacity(t *testing.T) {
 			}
 			e.waitUsed("3840Mi", "with the probe") // 2304Mi + 1536Mi
 
-			// A request above it: expanded as usual.
+			// A request above it: expanded as usual, online by kubelet.
 			must(t, framework.Grow(e.ctx, cluster.Admin, e.ns, "data", "3Gi"))
-			if nodeStep {
-				e.waitClaim("data", "the second node step", func(pvc *v1.PersistentVolumeClaim) bool {
-					return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending && allocated("3Gi")(pvc)
-				})
-				must(t, framework.FinishOnNode(e.ctx, cluster.Admin, e.ns, "data"))
-			}
 			e.waitClaim("data", "the second resize", func(pvc *v1.PersistentVolumeClaim) bool {
 				return finished("3Gi")(pvc) && allocated("3Gi")(pvc)
 			})
 			e.waitUsed("4608Mi", "after the second resize") // 3Gi + 1536Mi
 		})
+	}
+}
+
+// runPodOnNode starts a real kubelet with the test driver and a pod there
+// that mounts claim.
+func (e *quotaEnv) runPodOnNode(claim string) {
+	e.t.Helper()
+	node := startNode(e.t, e.ctx, filepath.Join(e.dir, "node"), e.ns+"-node", e.driver.Name, e.driver.Socket)
+	if _, err := framework.RunPod(e.ctx, cluster.Admin, e.ns, "app", node.Name, claim); err != nil {
+		e.t.Fatalf("%v (kubelet log: %s)", err, node.Kubelet.Log)
 	}
 }
 
