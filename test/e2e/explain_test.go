@@ -35,6 +35,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/csi-resizer/csi-resizer/pkg/explain"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
@@ -243,46 +245,56 @@ func TestExplainResizeStates(t *testing.T) {
 }
 
 // TestExplainNodePending: the volume is expanded and the file system waits
-// for kubelet, which needs a pod; then kubelet's own states.
+// for kubelet, which needs a pod; then kubelet's own states, written by a
+// real kubelet: NodeExpandVolume held (node_in_progress), then kubelet
+// restarted and the driver's answer OutOfRange (node_infeasible).
 func TestExplainNodePending(t *testing.T) {
 	bindExplainer(t)
 	e := newEnv(t, framework.DriverOptions{NodeExpansionRequired: true}, withLease...)
-	e.volume("data", "1Gi")
+	v := e.volume("data", "1Gi")
 	e.grow("data", "2Gi")
 	e.waitResizeStatus("data", "NodeResizePending")
 	x := e.explain("data")
 	e.checkRunning(x)
 	checkExplained(t, x, "resize", "node_pending", explain.ByUser, "The volume is expanded to 2Gi", "no pod uses it now", "Start a pod that uses the claim")
 
+	// A pod object on a node no kubelet runs: what explain reads of pods.
 	e.runningPod("app", "data")
 	x = e.explain("data")
 	checkExplained(t, x, "resize", "node_pending", explain.ByKubelet, "kubelet grows the file system for pod(s) app")
+	// No kubelet runs on its node: only a force delete removes it.
+	must(t, cluster.Admin.CoreV1().Pods(e.ns).Delete(e.ctx, "app", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}))
 
-	// No kubelet runs here: play its two writes, as framework.FinishOnNode
-	// plays its last.
-	e.asKubelet("data", v1.PersistentVolumeClaimNodeResizeInProgress, nil)
+	node := e.startNode("node")
+	must(t, e.driver.Script(
+		framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Delay: "1m"},
+		framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Code: "OutOfRange", Message: "resize2fs: no space left on device"}))
+	_, err := cluster.Admin.CoreV1().Pods(e.ns).Create(e.ctx, podOn(node, "app-2", "data"), metav1.CreateOptions{})
+	must(t, err)
+	e.waitResizeStatus("data", "NodeResizeInProgress")
 	x = e.explain("data")
 	checkExplained(t, x, "resize", "node_in_progress", explain.ByKubelet, "kubelet is growing the file system")
-	e.asKubelet("data", v1.PersistentVolumeClaimNodeResizeInfeasible, &v1.PersistentVolumeClaimCondition{
-		Type: v1.PersistentVolumeClaimNodeResizeError, Status: v1.ConditionTrue, Message: "resize2fs: no space left on device",
-		LastTransitionTime: metav1.Now()})
+
+	must(t, node.RestartKubelet(e.ctx))
+	e.waitResizeStatus("data", "NodeResizeInfeasible")
 	x = e.explain("data")
-	checkExplained(t, x, "resize", "node_infeasible", explain.ByUser, "kubelet found 2Gi infeasible on the node: resize2fs: no space left on device",
-		"A lower request does not help: the volume is already 2Gi", "Nothing, until the request asks for another size")
+	checkExplained(t, x, "resize", "node_infeasible", explain.ByUser, "kubelet found 2Gi infeasible on the node:", "resize2fs: no space left on device",
+		"Nothing, until the request asks for another size", "Lower the request to between 1Gi (exclusive, the current capacity) and 2Gi (exclusive)")
 }
 
-// asKubelet writes the claim's resize status as kubelet does on the node,
-// with condition added when not nil.
-func (e *env) asKubelet(claim string, status v1.ClaimResourceStatus, condition *v1.PersistentVolumeClaimCondition) {
-	e.t.Helper()
-	pvc, err := cluster.Admin.CoreV1().PersistentVolumeClaims(e.ns).Get(e.ctx, claim, metav1.GetOptions{})
-	must(e.t, err)
-	pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage] = status
-	if condition != nil {
-		pvc.Status.Conditions = append(pvc.Status.Conditions, *condition)
+// podOn is a pod on node that mounts claim.
+func podOn(node *framework.Node, name, claim string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1.PodSpec{
+			NodeName:                     node.Name,
+			AutomountServiceAccountToken: ptr.To(false),
+			Containers:                   []v1.Container{{Name: "app", Image: "registry.example.com/app:1", VolumeMounts: []v1.VolumeMount{{Name: "data", MountPath: "/data"}}}},
+			Volumes: []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{
+				PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
+			}}},
+		},
 	}
-	_, err = cluster.Admin.CoreV1().PersistentVolumeClaims(e.ns).UpdateStatus(e.ctx, pvc, metav1.UpdateOptions{})
-	must(e.t, err)
 }
 
 // TestExplainWaitingInUse: the driver expands offline only, and a pod runs.

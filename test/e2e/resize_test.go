@@ -53,8 +53,11 @@ func TestControllerOnlyExpansion(t *testing.T) {
 	e.waitEvent("data", "Resizing: External resizer is resizing volume "+v.PVName())
 }
 
+// TestControllerAndNodeExpansion: the claim waits for kubelet with no pod
+// mounting it, and a real kubelet finishes it when a pod starts.
 func TestControllerAndNodeExpansion(t *testing.T) {
 	e := newEnv(t, framework.DriverOptions{NodeExpansionRequired: true})
+	node := e.startNode("node")
 	v := e.volume("data", "1Gi")
 	e.grow("data", "2Gi")
 
@@ -67,8 +70,8 @@ func TestControllerAndNodeExpansion(t *testing.T) {
 	}
 	e.waitEvent("data", "FileSystemResizeRequired: Require file system resize of volume on node")
 
-	// Play kubelet, then check that nothing else moves.
-	must(t, framework.FinishOnNode(e.ctx, cluster.Admin, e.ns, "data"))
+	// kubelet expands when a pod mounts the claim; then nothing else moves.
+	e.runPod(node, "app", "data")
 	e.waitClaim("data", "kubelet's finish", finished("2Gi"))
 	e.grow("data", "2Gi") // a no-op update event
 	other := e.volume("probe", "1Gi")

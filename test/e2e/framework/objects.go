@@ -138,20 +138,6 @@ func Grow(ctx context.Context, c kubernetes.Interface, namespace, claim, size st
 	return nil
 }
 
-// FinishOnNode plays kubelet's part of an expansion: status.capacity takes
-// the allocated size, and the resize conditions and statuses go.
-func FinishOnNode(ctx context.Context, c kubernetes.Interface, namespace, claim string) error {
-	pvc, err := c.CoreV1().PersistentVolumeClaims(namespace).Get(ctx, claim, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	pvc.Status.Capacity[v1.ResourceStorage] = pvc.Status.AllocatedResources[v1.ResourceStorage]
-	pvc.Status.Conditions = nil
-	pvc.Status.AllocatedResourceStatuses = nil
-	_, err = c.CoreV1().PersistentVolumeClaims(namespace).UpdateStatus(ctx, pvc, metav1.UpdateOptions{})
-	return err
-}
-
 // WaitForClaim waits until cond holds for the claim, and returns it.
 func WaitForClaim(ctx context.Context, c kubernetes.Interface, namespace, claim string, timeout time.Duration, cond func(*v1.PersistentVolumeClaim) bool) (*v1.PersistentVolumeClaim, error) {
 	var last *v1.PersistentVolumeClaim
