@@ -45,6 +45,7 @@ func TestKubeletExpandsMountedVolume(t *testing.T) {
 		t.Errorf("NodeExpandVolume calls = %+v, want one of 2Gi", calls)
 	}
 	e.waitEvent("data", "FileSystemResizeSuccessful")
+	e.checkKubeletQuiet("data")
 }
 
 // TestKubeletFinishesRoundedSizeAfterNodeFailures: a driver that allocates
