@@ -82,10 +82,7 @@ func TestNodeInfeasibleAtTarget(t *testing.T) {
 	pvc := claim("a", "2Gi", "1Gi")
 	e := newEnv(t, &fakeResizer{nodeStep: true, script: []result{{size: driverCapacity, nodeStep: true}}}, objects(pvc, volume(pvc, "1Gi")))
 	e.mustSync("a")
-	e.editClaimStatus("a", func(pvc *v1.PersistentVolumeClaim) {
-		pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage] = v1.PersistentVolumeClaimNodeResizeInfeasible
-		pvc.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimNodeResizeError, Status: v1.ConditionTrue}}
-	})
+	e.nodeInfeasible("a")
 	_ = e.events()
 	expectIdle(t, e, "kubelet found it infeasible")
 	e.setRequest("a", "3Gi")
@@ -192,6 +189,14 @@ func (e *env) editClaimStatus(name string, edit func(*v1.PersistentVolumeClaim))
 	e.must(e.client.Tracker().Update(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), pvc, ns))
 }
 
+// nodeInfeasible plays kubelet's finding the node step infeasible.
+func (e *env) nodeInfeasible(name string) {
+	e.editClaimStatus(name, func(pvc *v1.PersistentVolumeClaim) {
+		pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage] = v1.PersistentVolumeClaimNodeResizeInfeasible
+		pvc.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimNodeResizeError, Status: v1.ConditionTrue}}
+	})
+}
+
 // finishOnNode plays kubelet's finish of the node step: the capacity
 // becomes the allocated size, the status and conditions go.
 func (e *env) finishOnNode(name string) {
@@ -210,10 +215,7 @@ func TestNodeRecoveryAtLoweredRequest(t *testing.T) {
 	pvc := claim("a", "3Gi", "1Gi")
 	e := newEnv(t, &fakeResizer{nodeStep: true, script: []result{{size: "3Gi", nodeStep: true}}}, objects(pvc, volume(pvc, "1Gi")))
 	e.mustSync("a")
-	e.editClaimStatus("a", func(pvc *v1.PersistentVolumeClaim) {
-		pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage] = v1.PersistentVolumeClaimNodeResizeInfeasible
-		pvc.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimNodeResizeError, Status: v1.ConditionTrue}}
-	})
+	e.nodeInfeasible("a")
 	_ = e.events()
 	expectIdle(t, e, "kubelet found 3Gi infeasible")
 
