@@ -21,6 +21,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -37,8 +38,11 @@ import (
 // goes away, its reflector lists again and watches anew, and a decrease
 // made meanwhile still shows as an update from the cached object.
 type capacityWatch struct {
-	mu        sync.Mutex
-	highest   map[string]int64 // PV name -> highest capacity seen
+	mu      sync.Mutex
+	highest map[string]int64 // PV name -> highest capacity seen
+	// reached is, per PV name and capacity in bytes, when the PV was first
+	// seen with that capacity.
+	reached   map[string]map[int64]time.Time
 	decreases []string
 	events    int
 	lists     int // lists started
@@ -49,7 +53,7 @@ type capacityWatch struct {
 
 // watchCapacities starts the watch and waits for its first list.
 func watchCapacities(ctx context.Context, c kubernetes.Interface) (*capacityWatch, error) {
-	w := &capacityWatch{highest: map[string]int64{}}
+	w := &capacityWatch{highest: map[string]int64{}, reached: map[string]map[int64]time.Time{}}
 	pvs := c.CoreV1().PersistentVolumes()
 	var err error
 	w.informer, w.stop, err = startWatch(ctx, &cache.ListWatch{
@@ -92,18 +96,30 @@ func (w *capacityWatch) see(obj any) {
 		w.decreases = append(w.decreases, fmt.Sprintf("%s %s: capacity %d -> %d bytes (resourceVersion %s)", time.Now().Format(time.StampMilli), pv.Name, highest, size, pv.ResourceVersion))
 	}
 	w.highest[pv.Name] = max(highest, size)
+	if w.reached[pv.Name] == nil {
+		w.reached[pv.Name] = map[int64]time.Time{}
+	}
+	if _, ok := w.reached[pv.Name][size]; !ok {
+		w.reached[pv.Name][size] = time.Now()
+	}
 }
 
 // watchFigures are what the watch saw.
 type watchFigures struct {
 	decreases              []string
 	events, lists, watches int
+	reached                map[string]map[int64]time.Time
 }
 
 func (w *capacityWatch) figures() watchFigures {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return watchFigures{decreases: append([]string(nil), w.decreases...), events: w.events, lists: w.lists, watches: w.watches}
+	f := watchFigures{decreases: append([]string(nil), w.decreases...), events: w.events, lists: w.lists, watches: w.watches,
+		reached: map[string]map[int64]time.Time{}}
+	for pv, r := range w.reached {
+		f.reached[pv] = maps.Clone(r)
+	}
+	return f
 }
 
 // caughtUp checks that the watch outlived the faults: its view of every PV

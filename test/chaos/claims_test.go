@@ -34,7 +34,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/ptr"
 
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -55,10 +54,12 @@ func (c claim) pv() string     { return "pv-" + c.ns + "-" + c.name }
 // claims are the claims of a run, the size each was last grown to and the
 // class each last asked for.
 type claims struct {
-	list  []claim
-	mu    sync.Mutex
-	want  map[claim]int // Gi
-	grown int           // requests raised so far
+	list []claim
+	// driver is the CSI driver of each claim's volume; fixed once created.
+	driver map[claim]string
+	mu     sync.Mutex
+	want   map[claim]int // Gi
+	grown  int           // requests raised so far
 	// class is the VolumeAttributesClass each claim last asked for; a claim
 	// that never asked for one is absent.
 	class map[claim]string
@@ -85,29 +86,54 @@ type change struct {
 }
 
 // createClaims creates n bound claims of initialGi in namespace ns (created
-// unless it exists) with an expandable class of driver.
+// unless it exists), volumes of driver.
 func createClaims(ctx context.Context, c kubernetes.Interface, ns, driver string, n int) (*claims, error) {
+	return createClaimsOn(ctx, c, ns, n, func(int) string { return driver })
+}
+
+// createClaimsOn creates n bound claims of initialGi in namespace ns
+// (created unless it exists); claim i is a volume of driverOf(i), with an
+// expandable StorageClass of that driver, named after it.
+func createClaimsOn(ctx context.Context, c kubernetes.Interface, ns string, n int, driverOf func(i int) string) (*claims, error) {
 	if err := framework.CreateNamespace(ctx, c, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
-	if err := framework.CreateClass(ctx, c, ns, driver, nil); err != nil {
-		return nil, err
-	}
-	cs := &claims{want: map[claim]int{}, class: map[claim]string{}}
+	cs := &claims{want: map[claim]int{}, class: map[claim]string{}, driver: map[claim]string{}}
+	storageClasses := map[string]bool{}
 	for i := range n {
 		cl := claim{ns: ns, name: fmt.Sprintf("data-%03d", i)}
 		cs.list = append(cs.list, cl)
 		cs.want[cl] = initialGi
+		driver := driverOf(i)
+		if !storageClasses[driver] {
+			if err := framework.CreateClass(ctx, c, driver, driver, nil); err != nil {
+				return nil, err
+			}
+			storageClasses[driver] = true
+		}
+		cs.driver[cl] = driver
 	}
 	err := framework.Parallel(ctx, n, 8, func(ctx context.Context, i int) error {
 		cl := cs.list[i]
+		driver := cs.driver[cl]
 		_, err := framework.CreateBound(ctx, c, framework.Volume{
-			Namespace: ns, Claim: cl.name, Class: ns, Driver: driver, Handle: cl.handle(),
+			Namespace: ns, Claim: cl.name, Class: driver, Driver: driver, Handle: cl.handle(),
 			Size: fmt.Sprintf("%dGi", initialGi),
 		})
 		return err
 	}, nil)
 	return cs, err
+}
+
+// of lists the claims whose volumes are of driver.
+func (cs *claims) of(driver string) []claim {
+	var out []claim
+	for _, cl := range cs.list {
+		if cs.driver[cl] == driver {
+			out = append(out, cl)
+		}
+	}
+	return out
 }
 
 // grow raises the request of each picked claim by 1Gi, as users do, and
@@ -187,6 +213,17 @@ func (cs *claims) classAsks() []classAsk {
 	return slices.Clone(cs.asks)
 }
 
+// sizes returns the size in bytes each claim was last grown to.
+func (cs *claims) sizes() map[claim]int64 {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	out := make(map[claim]int64, len(cs.want))
+	for cl, size := range cs.want {
+		out[cl] = gi(size)
+	}
+	return out
+}
+
 // growths is how many requests were raised.
 func (cs *claims) growths() int {
 	cs.mu.Lock()
@@ -231,12 +268,7 @@ func (cs *claims) unfinished(ctx context.Context, c kubernetes.Interface, backen
 // sizeProblems lists the claims of l that are not finished at their
 // requested size; backend, when not nil, holds the backend's volume sizes.
 func (cs *claims) sizeProblems(l *listing, backend map[string]int64) []string {
-	cs.mu.Lock()
-	want := make(map[claim]int64, len(cs.want))
-	for cl, size := range cs.want {
-		want[cl] = gi(size)
-	}
-	cs.mu.Unlock()
+	want := cs.sizes()
 	pvSize := map[string]int64{}
 	for name, pv := range l.pvs {
 		q := pv.Spec.Capacity[v1.ResourceStorage]
@@ -269,76 +301,6 @@ func (cs *claims) sizeProblems(l *listing, backend map[string]int64) []string {
 		problems = append(problems, fmt.Sprintf("%d of %d claims listed", seen, len(want)))
 	}
 	return problems
-}
-
-// modifyConditions are the claim conditions of volume modification.
-var modifyConditions = []v1.PersistentVolumeClaimConditionType{
-	v1.PersistentVolumeClaimVolumeModifyingVolume, v1.PersistentVolumeClaimVolumeModifyVolumeError,
-}
-
-// isModify reports whether c is a condition of volume modification.
-func isModify(c v1.PersistentVolumeClaimCondition) bool {
-	return slices.Contains(modifyConditions, c.Type)
-}
-
-// notModify reports whether c is not a condition of volume modification:
-// one of expansion, or of kubelet.
-func notModify(c v1.PersistentVolumeClaimCondition) bool { return !isModify(c) }
-
-// classProblems lists the claims of l that are not at the class they last
-// asked for: spec, status.currentVolumeAttributesClassName and the PV's
-// spec.volumeAttributesClassName all at it (all unset for a claim that
-// never asked for one), and no modifyVolumeStatus or modify condition left.
-func (cs *claims) classProblems(l *listing) []string {
-	want := make(map[claim]string, len(cs.list))
-	cs.mu.Lock()
-	for _, cl := range cs.list {
-		want[cl] = cs.class[cl]
-	}
-	cs.mu.Unlock()
-	var problems []string
-	seen := 0
-	for i := range l.pvcs {
-		pvc := &l.pvcs[i]
-		cl := claim{ns: pvc.Namespace, name: pvc.Name}
-		class, ours := want[cl]
-		if !ours {
-			continue
-		}
-		seen++
-		spec := ptr.Deref(pvc.Spec.VolumeAttributesClassName, "")
-		current := ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, "")
-		var pvClass string
-		if pv := l.pvs[cl.pv()]; pv != nil {
-			pvClass = ptr.Deref(pv.Spec.VolumeAttributesClassName, "")
-		}
-		switch {
-		case spec != class:
-			problems = append(problems, fmt.Sprintf("%s: spec class %q, want %q", pvc.Name, spec, class))
-		case current != class || pvc.Status.ModifyVolumeStatus != nil || slices.ContainsFunc(pvc.Status.Conditions, isModify):
-			problems = append(problems, fmt.Sprintf("%s: %s, want class %q", pvc.Name, describeClass(pvc), class))
-		case pvClass != class:
-			problems = append(problems, fmt.Sprintf("%s: PV class %q, want %q", pvc.Name, pvClass, class))
-		}
-	}
-	if seen != len(want) {
-		problems = append(problems, fmt.Sprintf("%d of %d claims listed", seen, len(want)))
-	}
-	return problems
-}
-
-// describeClass is a one-line summary of a claim's class state.
-func describeClass(pvc *v1.PersistentVolumeClaim) string {
-	status := "none"
-	if s := pvc.Status.ModifyVolumeStatus; s != nil {
-		status = fmt.Sprintf("%s to %q", s.Status, s.TargetVolumeAttributesClassName)
-	}
-	var conds []string
-	for _, c := range pvc.Status.Conditions {
-		conds = append(conds, string(c.Type))
-	}
-	return fmt.Sprintf("spec class %q, current %q, modifyVolumeStatus %s, conditions %v",
-		ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""), ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""), status, conds)
 }
 
 // waitFinished polls until every claim is finished at its requested size

@@ -60,9 +60,16 @@ type classWatch struct {
 }
 
 // watchClasses starts the watch of the claims of namespace ns and waits for
-// its first list.
-func watchClasses(ctx context.Context, c kubernetes.Interface, ns string) (*classWatch, error) {
+// its first list. Each of also sees every claim the watch adds or updates,
+// after the class watch: the other watches of claims share its informer.
+func watchClasses(ctx context.Context, c kubernetes.Interface, ns string, also ...func(any)) (*classWatch, error) {
 	w := newClassWatch()
+	see := func(obj any) {
+		w.see(obj)
+		for _, f := range also {
+			f(obj)
+		}
+	}
 	pvcs := c.CoreV1().PersistentVolumeClaims(ns)
 	var err error
 	w.informer, w.stop, err = startWatch(ctx, &cache.ListWatch{
@@ -72,7 +79,7 @@ func watchClasses(ctx context.Context, c kubernetes.Interface, ns string) (*clas
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			return pvcs.Watch(ctx, opts)
 		},
-	}, &v1.PersistentVolumeClaim{}, w.see, "claim")
+	}, &v1.PersistentVolumeClaim{}, see, "claim")
 	if err != nil {
 		return nil, err
 	}

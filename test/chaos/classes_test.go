@@ -21,6 +21,8 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -52,13 +54,31 @@ var baseClasses = []attrClass{
 // wait, Pending), and created later in the window.
 var lateClass = attrClass{name: "chaos-late", params: map[string]string{"iops": "9000", "throughput": "750", "tier": "late"}}
 
-// classParams maps every class of the run to its parameters.
+// forDriver is the class of the same parameters for driver's volumes: a
+// VolumeAttributesClass names one driver, so the claims of the node share
+// have classes of their own, named "node-" and the name.
+func (ac attrClass) forDriver(driver string) attrClass {
+	if driver == nodeDriver {
+		ac.name = "node-" + ac.name
+	}
+	return ac
+}
+
+// classParams maps every class of the run, of both drivers, to its
+// parameters.
 func classParams() map[string]map[string]string {
-	all := map[string]map[string]string{lateClass.name: lateClass.params}
-	for _, ac := range baseClasses {
-		all[ac.name] = ac.params
+	all := map[string]map[string]string{}
+	for _, driver := range []string{chaosDriver, nodeDriver} {
+		for _, ac := range append(slices.Clone(baseClasses), lateClass) {
+			all[ac.forDriver(driver).name] = ac.params
+		}
 	}
 	return all
+}
+
+// lateClasses are the names of the late class of each driver.
+func lateClasses() []string {
+	return []string{lateClass.forDriver(chaosDriver).name, lateClass.forDriver(nodeDriver).name}
 }
 
 // createAttrClass creates a VolumeAttributesClass of driver, and retries
@@ -110,20 +130,23 @@ func (r *chaosRun) classChanges(grown []claim) (changes []change, classed, both 
 	return changes, classed, both
 }
 
-// nextClass picks the class a claim changes to.
+// nextClass picks the class a claim changes to, among the classes of its
+// volume's driver.
 func (r *chaosRun) nextClass(cl claim) string {
+	driver := r.claims.driver[cl]
+	late := lateClass.forDriver(driver).name
 	if r.wave == 1 && r.sched.lateClassAt > 0 && r.lateCreated.IsZero() && r.classRnd.IntN(3) == 0 {
-		return lateClass.name
+		return late
 	}
 	current := r.claims.classOf(cl)
 	var choices []string
 	for _, ac := range baseClasses {
-		if ac.name != current {
-			choices = append(choices, ac.name)
+		if name := ac.forDriver(driver).name; name != current {
+			choices = append(choices, name)
 		}
 	}
-	if !r.lateCreated.IsZero() && current != lateClass.name {
-		choices = append(choices, lateClass.name)
+	if !r.lateCreated.IsZero() && current != late {
+		choices = append(choices, late)
 	}
 	return choices[r.classRnd.IntN(len(choices))]
 }
@@ -145,8 +168,9 @@ func (r *chaosRun) secondThoughts(changes []change) ([]change, time.Duration) {
 	return again, time.Duration(500+r.classRnd.IntN(1500)) * time.Millisecond
 }
 
-// createLate creates the late class, and says how many claims had asked
-// for it and how many of those the resizer had recorded as Pending.
+// createLate creates the late class of each driver, and says how many
+// claims had asked for it and how many of those the resizers had recorded
+// as Pending.
 func (r *chaosRun) createLate(ctx context.Context) (string, error) {
 	admin := r.e.cluster.Admin
 	var asked, pending int
@@ -157,11 +181,12 @@ func (r *chaosRun) createLate(ctx context.Context) (string, error) {
 		}
 		asked, pending = 0, 0
 		for _, pvc := range pvcs.Items {
-			if ptr.Deref(pvc.Spec.VolumeAttributesClassName, "") != lateClass.name {
+			class := ptr.Deref(pvc.Spec.VolumeAttributesClassName, "")
+			if !slices.Contains(lateClasses(), class) {
 				continue
 			}
 			asked++
-			if s := pvc.Status.ModifyVolumeStatus; s != nil && s.TargetVolumeAttributesClassName == lateClass.name &&
+			if s := pvc.Status.ModifyVolumeStatus; s != nil && s.TargetVolumeAttributesClassName == class &&
 				s.Status == v1.PersistentVolumeClaimModifyVolumePending {
 				pending++
 			}
@@ -171,10 +196,12 @@ func (r *chaosRun) createLate(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("list claims: %w", err)
 	}
-	if err := createAttrClass(ctx, admin, r.driver.Name, lateClass); err != nil {
-		return "", err
+	for _, driver := range []string{chaosDriver, nodeDriver} {
+		if err := createAttrClass(ctx, admin, driver, lateClass.forDriver(driver)); err != nil {
+			return "", err
+		}
 	}
 	r.lateCreated = time.Now()
 	r.lateAsked, r.latePending = asked, pending
-	return fmt.Sprintf("%s: %d claims had asked for it, %d of them recorded Pending", lateClass.name, asked, pending), nil
+	return fmt.Sprintf("%s: %d claims had asked for them, %d of them recorded Pending", strings.Join(lateClasses(), ", "), asked, pending), nil
 }

@@ -81,14 +81,21 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-// startDriver starts csi-test-driver with the claims' volumes in its backend.
+// startDriver starts csi-test-driver with the claims' volumes in its
+// backend, its socket, state and logs in the test's folder.
 func (e *env) startDriver(o framework.TestDriverOptions, claims []claim) *framework.TestDriver {
+	e.t.Helper()
+	return e.startDriverIn(e.dir, o, claims)
+}
+
+// startDriverIn is startDriver with the driver's files in dir.
+func (e *env) startDriverIn(dir string, o framework.TestDriverOptions, claims []claim) *framework.TestDriver {
 	e.t.Helper()
 	volumes := map[string]int64{}
 	for _, c := range claims {
 		volumes[c.handle()] = gi(initialGi)
 	}
-	d, err := framework.StartTestDriver(e.ctx, e.driverBin, e.dir, o, volumes)
+	d, err := framework.StartTestDriver(e.ctx, e.driverBin, dir, o, volumes)
 	must(e.t, err)
 	e.t.Cleanup(d.Stop)
 	return d

@@ -20,6 +20,8 @@ package chaos
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,12 +33,15 @@ import (
 
 // outcome is what a chaos run did and saw, for the checks and the report.
 type outcome struct {
-	start       time.Time
-	sched       schedule
-	seed        uint64
-	claims      *claims
-	driver      *framework.TestDriver
-	driverOpts  framework.TestDriverOptions
+	start      time.Time
+	sched      schedule
+	seed       uint64
+	claims     *claims
+	driver     *framework.TestDriver
+	driverOpts framework.TestDriverOptions
+	share      *nodeShare
+	// resizerRuns are the runs of both resizers: of driver and of the node
+	// share's driver.
 	resizerRuns []framework.Lifetime
 	timeline    []happened
 	lastFault   time.Time
@@ -78,6 +83,9 @@ type outcome struct {
 	// existed, the time from its creation to the claim at rest at it.
 	lateTook       []time.Duration
 	lateSuperseded int
+
+	sizes sizeFigures
+	node  nodeOutcome
 }
 
 // overlapKey counts the overlaps that involve a ControllerModifyVolume
@@ -87,17 +95,32 @@ type overlapKey struct {
 	mix  overlapMix
 }
 
-// check reads the final state, the PV and claim watches and the call log,
+// drivers are the run's two drivers.
+func (o *outcome) drivers() []*framework.TestDriver {
+	return []*framework.TestDriver{o.driver, o.share.driver}
+}
+
+// check reads the final state, the PV and claim watches and the call logs,
 // and fails t on every broken promise.
-func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *classWatch) {
+func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *classWatch, sizes *sizeWatch) {
 	ctx, admin := e.ctx, e.cluster.Admin
 	if o.doneAt.IsZero() {
 		for _, p := range o.waitProblems {
 			t.Errorf("claim not finished after the faults: %s", p)
 		}
 	}
-	volumes, err := o.driver.Volumes()
-	must(t, err)
+	volumes := map[string]int64{}
+	var calls []csidriver.LoggedCall
+	var driverRuns []framework.Lifetime
+	for _, d := range o.drivers() {
+		v, err := d.Volumes()
+		must(t, err)
+		maps.Copy(volumes, v)
+		c, err := d.Calls()
+		must(t, err)
+		calls = append(calls, c...)
+		driverRuns = append(driverRuns, d.Lifetimes()...)
+	}
 	l, err := o.claims.listAll(ctx, admin)
 	must(t, err)
 	o.problems, o.classProblems = o.claims.sizeProblems(l, volumes), o.claims.classProblems(l)
@@ -124,9 +147,14 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 	for _, d := range o.watched.decreases {
 		t.Errorf("PV capacity went down: %s", d)
 	}
+	o.sizes = sizes.figures()
+	for _, d := range o.sizes.decreases {
+		t.Errorf("claim capacity went down: %s", d)
+	}
+	for _, i := range o.sizes.infeasible {
+		t.Errorf("claim found infeasible on the node: %s", i)
+	}
 
-	calls, err := o.driver.Calls()
-	must(t, err)
 	for _, c := range calls {
 		if c.Method == csidriver.MethodModify {
 			o.modifyCalls++
@@ -134,8 +162,10 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 			o.calls++
 		}
 	}
-	saveRuns(t, e.dir, map[string][]framework.Lifetime{"resizer": o.resizerRuns, "driver": o.driver.Lifetimes()})
-	all, strangers := spans(calls, o.resizerRuns, o.driver.Lifetimes(), chaosTimeout, time.Now())
+	saveRuns(t, e.dir, map[string][]framework.Lifetime{"resizer": o.resizerRuns, "driver": driverRuns, "kubelet": o.share.kubelets})
+	// Pids are not reused within a run: the runs of both drivers, and of
+	// both resizers, go together.
+	all, strangers := spans(calls, o.resizerRuns, driverRuns, chaosTimeout, time.Now())
 	for _, c := range strangers {
 		t.Errorf("call from a process that is no known resizer run: %s", describeCall(c))
 	}
@@ -167,6 +197,7 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 		t.Errorf("a resizer panicked: see %s", log)
 	}
 	o.checkClasses(t, e, classes)
+	o.checkNode(t, e, l, o.sizes)
 }
 
 // checkClasses holds the run to the promises of volume modification: no
@@ -181,8 +212,12 @@ func (o *outcome) checkClasses(t *testing.T, e *env, classes *classWatch) {
 	for _, c := range o.afterSettled {
 		t.Errorf("ControllerModifyVolume call after the claim recorded its last class: %s", c)
 	}
-	applied, err := csidriver.ReadVolumeParameters(o.driver.StateFile)
-	must(t, err)
+	applied := map[string]map[string]string{}
+	for _, d := range o.drivers() {
+		a, err := csidriver.ReadVolumeParameters(d.StateFile)
+		must(t, err)
+		maps.Copy(applied, a)
+	}
 	params := classParams()
 	want := map[string]map[string]string{}
 	for _, cl := range o.claims.list {
@@ -198,11 +233,14 @@ func (o *outcome) checkClasses(t *testing.T, e *env, classes *classWatch) {
 	o.took, o.superseded, o.neverAtRest = finishTimes(asks, states)
 	o.pending = seenPending(states)
 	if !o.lateCreated.IsZero() {
-		var stuck []string
-		o.lateTook, o.lateSuperseded, stuck = lateAtRest(asks, states, lateClass.name, o.lateCreated)
-		for _, s := range stuck {
-			t.Errorf("a claim Pending on a class did not follow its creation: %s", s)
+		for _, class := range lateClasses() {
+			took, superseded, stuck := lateAtRest(asks, states, class, o.lateCreated)
+			o.lateTook, o.lateSuperseded = append(o.lateTook, took...), o.lateSuperseded+superseded
+			for _, s := range stuck {
+				t.Errorf("a claim Pending on a class did not follow its creation: %s", s)
+			}
 		}
+		slices.Sort(o.lateTook)
 	}
 	saveClassHistory(t, e.dir, asks, states)
 	for _, cl := range o.claims.list {
@@ -221,9 +259,9 @@ func (o *outcome) report(began time.Time) *report {
 	for _, h := range o.timeline {
 		r.add("  %s  %-24s %s", since(o.start, h.start), h.what, h.detail)
 	}
-	r.add("resizer runs: %d (%s)", len(o.resizerRuns), ends(o.resizerRuns))
+	r.add("resizer runs: %d of both resizers (%s)", len(o.resizerRuns), ends(o.resizerRuns))
 	driverRuns := o.driver.Lifetimes()
-	r.add("CSI driver runs: %d (%s); injected: %.0f%% failures (Unavailable, DeadlineExceeded, Internal), %.0f%% hangs of %s past --timeout=%s, until the end of the window",
+	r.add("CSI driver runs: %d (%s); injected, in both drivers: %.0f%% failures (Unavailable, DeadlineExceeded, Internal), %.0f%% hangs of %s past --timeout=%s, until the end of the window",
 		len(driverRuns), ends(driverRuns), o.driverOpts.FailRate*100, o.driverOpts.HangRate*100, o.driverOpts.HangFor, chaosTimeout)
 	r.add("requests raised: %d; claims finished at their requested size: %d/%d", o.claims.growths(), n-len(o.problems), n)
 	r.add("PV capacity decreases: %d (one informer on all PVs for the whole run: %d events; lists and watches started: %d, the first and after each loss; caught up at the end: %v)",
@@ -235,6 +273,7 @@ func (o *outcome) report(began time.Time) *report {
 	r.add("overlapping calls on one volume: %d with two callers waiting; apart: %d left running by a killed resizer, %d left running after the caller's deadline",
 		o.overlaps[bothWaiting], o.overlaps[leftByKilled], o.overlaps[leftAfterDeadline])
 	o.reportClasses(r)
+	o.reportNode(r, o.sizes)
 	if o.sizedAt.IsZero() {
 		r.add("drain after the last fault: not finished")
 	} else {
@@ -248,47 +287,4 @@ func (o *outcome) report(began time.Time) *report {
 	}
 	r.add("test duration: %s", time.Since(began).Round(time.Second))
 	return r
-}
-
-// reportClasses adds the figures of volume modification.
-func (o *outcome) reportClasses(r *report) {
-	n := len(o.claims.list)
-	asks := o.claims.classAsks()
-	changed, both := map[claim]bool{}, 0
-	perClass := map[string]int{}
-	for _, a := range asks {
-		changed[a.claim] = true
-		perClass[a.class]++
-		if a.grown {
-			both++
-		}
-	}
-	r.add("class changes asked: %d on %d of %d claims (%d in the same patch as a growth), by class: %s",
-		len(asks), len(changed), n, both, classCounts(perClass))
-	if !o.lateCreated.IsZero() {
-		r.add("late class %s created at %s: %d claims had asked for it, %d of them recorded Pending by then; claims seen Pending during the run: %d",
-			lateClass.name, since(o.start, o.lateCreated), o.lateAsked, o.latePending, len(o.pending))
-		r.add("claims that asked for %s before it existed, at rest at it after its creation: %d (median %s, max %s after the creation); %d asked for another class first",
-			lateClass.name, len(o.lateTook), percentile(o.lateTook, 0.5).Round(10*time.Millisecond), percentile(o.lateTook, 1).Round(10*time.Millisecond), o.lateSuperseded)
-	}
-	r.add("claims at their last requested class (claim status and PV): %d/%d; backend parameters at the class: %d/%d (%d left at another class by a call nobody waited for)",
-		n-len(o.classProblems), n, n-len(o.paramsBad)-len(o.paramsLate), n, len(o.paramsLate))
-	r.add("ControllerModifyVolume calls: %d (%s)", o.modifyCalls, codeCounts(o.modifySpans))
-	failed, gone := injected(o.modifySpans)
-	r.add("modify failures injected: %d answered at once with an error, %d hangs or calls whose caller left first", failed, gone)
-	pairs, median, highest := callsPerClass(o.modifySpans)
-	r.add("modify calls per class change: %.2f; per (volume, class) pair: %d pairs, median %d, max %d",
-		float64(o.modifyCalls)/float64(max(1, len(asks))), pairs, median, highest)
-	r.add("modify calls after the claim recorded its last class: %d; claim watch: %d events, caught up at the end: %v",
-		len(o.afterSettled), o.classEvents, len(o.classesBehind) == 0)
-	ov := o.modifyOverlaps
-	r.add("overlapping calls on one volume with a modify call: %d with two callers waiting (modify+modify %d, expand+modify %d); apart: %d left running by a killed resizer, %d left running after the caller's deadline (expand+modify: %d)",
-		ov[overlapKey{bothWaiting, modifyModify}]+ov[overlapKey{bothWaiting, expandModify}],
-		ov[overlapKey{bothWaiting, modifyModify}], ov[overlapKey{bothWaiting, expandModify}],
-		ov[overlapKey{leftByKilled, modifyModify}]+ov[overlapKey{leftByKilled, expandModify}],
-		ov[overlapKey{leftAfterDeadline, modifyModify}]+ov[overlapKey{leftAfterDeadline, expandModify}],
-		ov[overlapKey{leftByKilled, expandModify}]+ov[overlapKey{leftAfterDeadline, expandModify}])
-	r.add("class change to the claim at rest at it: median %s, p90 %s, max %s over %d changes; %d asked again before, %d never",
-		percentile(o.took, 0.5).Round(10*time.Millisecond), percentile(o.took, 0.9).Round(10*time.Millisecond),
-		percentile(o.took, 1).Round(10*time.Millisecond), len(o.took), o.superseded, o.neverAtRest)
 }

@@ -178,11 +178,14 @@ func injected(calls []span) (failed, gone int) {
 	return failed, gone
 }
 
-// classCounts lays out counts by class name.
-func classCounts(n map[string]int) string {
+// countsOf lays out counts by name (of a class, a code, a run).
+func countsOf(n map[string]int) string {
+	if len(n) == 0 {
+		return "none"
+	}
 	var parts []string
-	for _, class := range slices.Sorted(maps.Keys(n)) {
-		parts = append(parts, fmt.Sprintf("%s %d", class, n[class]))
+	for _, name := range slices.Sorted(maps.Keys(n)) {
+		parts = append(parts, fmt.Sprintf("%s %d", name, n[name]))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -25,8 +25,6 @@ import (
 	"slices"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
-
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -39,6 +37,10 @@ const (
 	restartAPIServer action = "restart kube-apiserver"
 	growClaims       action = "grow claims"
 	createClass      action = "create class"
+	// The node share's faults.
+	killNodeResizer action = "SIGKILL node resizer"
+	killNodeDriver  action = "SIGKILL node CSI driver"
+	restartKubelet  action = "SIGKILL kubelet"
 )
 
 // apiServerGrace is how long kube-apiserver gets to stop after SIGTERM.
@@ -76,6 +78,9 @@ type schedule struct {
 	// lateClassAt is when the late class is created, after the second
 	// wave asked for it; 0 for none.
 	lateClassAt time.Duration
+	// The node share's faults: SIGKILLs of its resizer and its driver, and
+	// of kubelet (started again at once).
+	nodeResizerKills, nodeDriverKills, kubeletRestarts int
 }
 
 // plan spreads the faults at random moments of the window. Growth waves
@@ -108,6 +113,38 @@ func (s schedule) plan(rnd *rand.Rand) []step {
 	return steps
 }
 
+// planNode spreads the node share's faults at random moments of the
+// window. They are drawn from a source of their own, so that a seed gives
+// the other steps it gave before the node share existed.
+func (s schedule) planNode(rnd *rand.Rand) []step {
+	at := func(from, to float64) time.Duration {
+		return time.Duration((from + rnd.Float64()*(to-from)) * float64(s.window))
+	}
+	var steps []step
+	for range s.nodeResizerKills {
+		steps = append(steps, step{at: at(0.02, 0.95), what: killNodeResizer})
+	}
+	for range s.nodeDriverKills {
+		steps = append(steps, step{at: at(0.05, 0.9), what: killNodeDriver})
+	}
+	for range s.kubeletRestarts {
+		steps = append(steps, step{at: at(0.05, 0.95), what: restartKubelet})
+	}
+	slices.SortStableFunc(steps, func(a, b step) int { return int(a.at - b.at) })
+	return steps
+}
+
+// mergeSteps merges plans into one, in order of time (the steps of the
+// first plan first at the same moment).
+func mergeSteps(plans ...[]step) []step {
+	var all []step
+	for _, p := range plans {
+		all = append(all, p...)
+	}
+	slices.SortStableFunc(all, func(a, b step) int { return int(a.at - b.at) })
+	return all
+}
+
 // chaosRun is what the schedule acts on.
 type chaosRun struct {
 	e       *env
@@ -129,6 +166,8 @@ type chaosRun struct {
 	// lateAsked and latePending are the claims that had asked for the late
 	// class when it was created, and those recorded Pending.
 	lateAsked, latePending int
+	// share is the node share: its claims, driver, resizer and kubelet.
+	share *nodeShare
 }
 
 // execute carries out the steps in order, each at its moment from start
@@ -157,37 +196,17 @@ func (r *chaosRun) execute(ctx context.Context, start time.Time, steps []step) (
 func (r *chaosRun) do(ctx context.Context, s step) (string, error) {
 	switch s.what {
 	case killResizer:
-		busy := ""
-		if s.busy && r.waitBusy(ctx) {
-			busy = ", with a call in the driver"
-		}
-		var killed framework.Lifetime
-		// Between its exit after a driver loss and its restart, no resizer
-		// runs: wait for the next one.
-		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-			var ok bool
-			killed, ok = r.resizer.Kill()
-			return ok, nil
-		})
-		if err != nil {
-			return "", fmt.Errorf("no resizer to kill: %w", err)
-		}
-		return fmt.Sprintf("pid %d after %s%s", killed.Pid, killed.End.Sub(killed.Start).Round(time.Millisecond), busy), nil
+		return r.killResizer(ctx, r.resizer, r.driver, s.busy)
+	case killNodeResizer:
+		return r.killResizer(ctx, r.share.resizer, r.share.driver, s.busy)
 	case killDriver:
-		r.driver.Kill()
-		runs := r.driver.Lifetimes()
-		down := time.Duration(r.rnd.Int64N(int64(r.sched.driverMaxDown)))
-		timer := time.NewTimer(down)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return "", ctx.Err()
-		case <-timer.C:
-		}
-		if err := r.driver.Start(ctx); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("pid %d, down for %s", runs[len(runs)-1].Pid, down.Round(time.Millisecond)), nil
+		return r.killDriver(ctx, r.driver, r.rnd, nil)
+	case killNodeDriver:
+		// A restarted driver reads its whole script again, answers already
+		// taken included: a NodeExpandVolume would fail twice.
+		return r.killDriver(ctx, r.share.driver, r.share.rnd, func() error { return r.share.driver.Script() })
+	case restartKubelet:
+		return r.share.restartKubelet(ctx)
 	case restartAPIServer:
 		begin := time.Now()
 		graceful, err := r.e.cluster.BounceAPIServer(ctx, r.e.tools, apiServerGrace)
@@ -202,12 +221,19 @@ func (r *chaosRun) do(ctx context.Context, s step) (string, error) {
 	case growClaims:
 		picked := r.pick()
 		changes, classed, both := r.classChanges(picked)
+		armed, err := r.share.armFaults(picked)
+		if err != nil {
+			return "", err
+		}
 		if err := r.claims.apply(ctx, r.e.cluster.Admin, changes); err != nil {
 			return "", err
 		}
-		detail := fmt.Sprintf("%d claims +1Gi", len(picked))
+		detail := fmt.Sprintf("%d claims +1Gi (%d of the node share)", len(picked), r.share.count(picked))
 		if classed > 0 {
 			detail += fmt.Sprintf(", %d change class (%d of them grown too)", classed, both)
+		}
+		if armed != "" {
+			detail += "; NodeExpandVolume scripted: " + armed
 		}
 		again, pause := r.secondThoughts(changes)
 		if len(again) > 0 {
@@ -229,25 +255,6 @@ func (r *chaosRun) do(ctx context.Context, s step) (string, error) {
 		return r.createLate(ctx)
 	}
 	return "", fmt.Errorf("unknown action %q", s.what)
-}
-
-// waitBusy waits up to 10s for the running resizer to have a call in the
-// driver, and reports whether it had.
-func (r *chaosRun) waitBusy(ctx context.Context) bool {
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		_, run := r.resizer.Current()
-		calls, err := r.driver.Calls()
-		if err != nil {
-			return false, nil
-		}
-		for _, c := range calls {
-			if c.Pid == run.Pid && !c.Ended() {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	return err == nil
 }
 
 // pick chooses the claims of a wave: all of them in the first wave, then
