@@ -118,7 +118,7 @@ demo:
 	@if [[ "$$(id -u)" != 0 ]]; then \
 		echo "make demo: the node step of the resize is done by a real kubelet, which needs root: run make demo as root, or with sudo" >&2; exit 1; \
 	fi
-	@echo "make demo: builds the resizer, then (once, cached) etcd, kube-apiserver, kubelet, the CSI mock, a fake container runtime and a driver registrar from the Go module proxy: the first run takes about 12 minutes on 2 cores, later runs under a minute"
+	@echo "make demo: builds the resizer, then (once, cached) etcd, kube-apiserver, kubelet, the CSI mock, a fake container runtime and a driver registrar from the Go module proxy: the first run takes about 6 minutes on 2 cores, later runs under a minute"
 	@$(MAKE) --no-print-directory resizer $(if $(findstring --keep,$(DEMO_ARGS)),plugin)
 	tools="$$(hack/build-tools.sh etcd kube-apiserver csi-mock kubelet cri-fake csi-registrar)"; \
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" CGO_ENABLED=0 $(GO) run -trimpath ./test/demo $(DEMO_ARGS)

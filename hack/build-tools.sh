@@ -60,11 +60,11 @@ inputs() {
 # first.
 minutes() {
 	case "$1" in
-	kube-apiserver) echo 4 ;;
-	kubelet) echo 2 ;;
+	kube-apiserver) echo 2 ;;
+	etcd | kubelet) echo 1 ;;
 	helm) echo 3 ;;
-	promtool) echo 5 ;;
-	*) echo 1 ;;
+	promtool) echo 4 ;;
+	*) echo 0 ;;
 	esac
 }
 
