@@ -160,9 +160,13 @@ func (o *outcome) reportNode(r *report, sizes sizeFigures) {
 		len(s.claims), len(o.claims.list), nodeDriver, s.pods, claimsPerPod, nodeName, s.podsUp.Round(100*time.Millisecond), grown)
 	r.add("kubelet runs: %d (%s); node CSI driver runs: %d (%s; the first mounted the pods' volumes before the window); node resizer runs: %d (%s)",
 		len(s.kubelets), ends(s.kubelets), len(s.driver.Lifetimes()), ends(s.driver.Lifetimes()), len(s.resizer.Lifetimes()), ends(s.resizer.Lifetimes()))
-	byMethod, expandCodes, perRun := map[string]int{}, map[string]int{}, map[string]int{}
+	byMethod, expandCodes, perRun, perDriver := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	driverRuns := s.driver.Lifetimes()
 	for _, c := range n.calls {
 		byMethod[c.Method]++
+		if d, ok := runOf(driverRuns, c.Driver, c.Start); ok {
+			perDriver[d.Name]++
+		}
 		if c.Method != csidriver.MethodNodeExpand {
 			continue
 		}
@@ -178,8 +182,9 @@ func (o *outcome) reportNode(r *report, sizes sizeFigures) {
 	r.add("NodeExpandVolume calls: %d (%s); per raised request: %.2f; by kubelet run: %s",
 		byMethod[csidriver.MethodNodeExpand], countsOf(expandCodes), float64(byMethod[csidriver.MethodNodeExpand])/float64(max(1, grown)), countsOf(perRun))
 	r.add("NodeExpandVolume answers scripted: %s (a driver restart drops those not taken yet)", countsOf(s.armed))
-	r.add("other node calls: NodeStageVolume %d, NodePublishVolume %d, NodeUnpublishVolume %d, NodeUnstageVolume %d",
-		byMethod[csidriver.MethodNodeStage], byMethod[csidriver.MethodNodePublish], byMethod[csidriver.MethodNodeUnpublish], byMethod[csidriver.MethodNodeUnstage])
+	r.add("other node calls: NodeStageVolume %d, NodePublishVolume %d, NodeUnpublishVolume %d, NodeUnstageVolume %d; node calls by driver run (kubelet reaches each new one on the same socket): %s",
+		byMethod[csidriver.MethodNodeStage], byMethod[csidriver.MethodNodePublish], byMethod[csidriver.MethodNodeUnpublish], byMethod[csidriver.MethodNodeUnstage],
+		countsOf(perDriver))
 	m := len(s.claims)
 	r.add("node share claims with status.capacity written by kubelet (managedFields): %d/%d, after a successful NodeExpandVolume at their size: %d/%d, file system at their size: %d/%d; other claims' capacity written by the resizer: %d/%d",
 		m-len(n.notKubelet), m, m-len(n.notExpanded), m, m-len(n.fsBad), m, len(o.claims.list)-m-len(n.notResizer), len(o.claims.list)-m)
