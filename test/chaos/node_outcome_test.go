@@ -52,7 +52,9 @@ type nodeOutcome struct {
 	rates         map[claim]float64
 	reads, writes int // kubelet's GETs and status patches of the claims
 	steps         []time.Duration
-	lastAtSize    time.Time
+	// lastAtSize and othersAtSize are when the last claim of the node share,
+	// and of the others, was first seen with its final capacity.
+	lastAtSize, othersAtSize time.Time
 }
 
 // checkNode holds the node share to its promises: every claim finished by
@@ -82,7 +84,14 @@ func (o *outcome) checkNode(t *testing.T, e *env, l *listing, sizes sizeFigures)
 			continue
 		}
 		managers := capacityManagers(pvc)
+		at, seen := sizes.reached[cl][size]
+		if !seen {
+			at = time.Now() // the size check tells whether it is at its size
+		}
 		if !s.member[cl] {
+			if at.After(n.othersAtSize) {
+				n.othersAtSize = at
+			}
 			if slices.Contains(managers, kubeletManager) || !slices.Contains(managers, resizerManager) {
 				n.notResizer = append(n.notResizer, fmt.Sprintf("%s: status.capacity managed by %v", pvc.Name, managers))
 			}
@@ -90,10 +99,6 @@ func (o *outcome) checkNode(t *testing.T, e *env, l *listing, sizes sizeFigures)
 		}
 		if !slices.Equal(managers, []string{kubeletManager}) {
 			n.notKubelet = append(n.notKubelet, fmt.Sprintf("%s: status.capacity managed by %v; %s", pvc.Name, managers, framework.Describe(pvc)))
-		}
-		at, seen := sizes.reached[cl][size]
-		if !seen {
-			at = time.Now()
 		}
 		rested[cl] = at
 		if at.After(n.lastAtSize) {
@@ -199,11 +204,8 @@ func (o *outcome) reportNode(r *report, sizes sizeFigures) {
 	}
 	r.add("kubelet on the claims (audit log): %d reads, %d status patches; reads of a claim at rest for %s or more: median %.2f/s, max %.2f/s over %d claims",
 		n.reads, n.writes, restWindow, median, highest, len(rates))
-	if n.lastAtSize.IsZero() {
-		r.add("drain after the last fault, node share: not finished")
-	} else {
-		r.add("drain after the last fault, node share: %s", max(n.lastAtSize.Sub(o.lastFault), 0).Round(10*time.Millisecond))
-	}
+	r.add("drain after the last fault, sizes: node share %s, the other claims %s",
+		max(n.lastAtSize.Sub(o.lastFault), 0).Round(10*time.Millisecond), max(n.othersAtSize.Sub(o.lastFault), 0).Round(10*time.Millisecond))
 }
 
 // describeNodeCall is a node call in a failure message.
