@@ -241,6 +241,26 @@ func TestModifyInfeasibleThenRollback(t *testing.T) {
 	equal(t, "driver calls after the rollback", m.targets(), []string{gold, gold})
 }
 
+// TestModifyFinalErrorThenRollback: after a final failure (the backend may
+// be partly at the failed class), setting the class back to the current
+// one applies the current class again through the driver.
+func TestModifyFinalErrorThenRollback(t *testing.T) {
+	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold), atClass(bronze))
+	m := &fakeModifier{script: []error{status.Error(codes.Internal, "half applied")}}
+	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi", classed(bronze)),
+		attributeClass(gold, driverName), attributeClass(bronze, driverName)))
+	if _, err := e.sync("a"); err == nil {
+		t.Fatal("sync after the final failure: want its error, to retry with backoff")
+	}
+	equal(t, "claim after the failure", modifySummary(e.claim("a")), "spec=gold current=bronze modify=InProgress:gold conditions=[ModifyVolumeError,ModifyingVolume]")
+
+	e.setClass("a", bronze)
+	e.mustSync("a")
+	equal(t, "driver calls", m.targets(), []string{gold, bronze})
+	equal(t, "claim after the rollback", modifySummary(e.claim("a")), "spec=bronze current=bronze modify=- conditions=[]")
+	equal(t, "PV class", pvClass(e.volume("pv-a")), bronze)
+}
+
 func TestModifyInfeasibleThenUnset(t *testing.T) {
 	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
 	m := &fakeModifier{script: []error{status.Error(codes.InvalidArgument, "no")}}

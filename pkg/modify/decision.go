@@ -187,11 +187,18 @@ func (s State) finish(t string) Decision {
 }
 
 // settle handles a spec that asks for no change: unset, or the current
-// class. Whatever is recorded did not change the volume (unfinished calls
-// were handled before), so it is dropped without a driver call.
+// class. What is recorded is dropped without a driver call (unfinished calls
+// were handled before), unless the class was set back to the current one
+// after a driver call to the recorded target failed with a final error that
+// is not infeasible: the backend may be partly at that target (a process
+// killed after the driver's success, or a driver that fails half way), so
+// the current class is applied again.
 func (s State) settle() Decision {
 	if s.Recorded == nil && !s.Modifying && !s.errorRecorded() {
 		return Decision{Action: None, Reason: "the volume is at the requested class"}
+	}
+	if s.Spec != "" && s.Spec == s.Current && s.mayBePartlyApplied() {
+		return s.reapply()
 	}
 	target := s.Current
 	if s.Recorded != nil {
@@ -202,6 +209,37 @@ func (s State) settle() Decision {
 		why = "the class was unset"
 	}
 	return Decision{Action: Cancel, Target: target, Reason: why}
+}
+
+// mayBePartlyApplied is true when a driver call to the recorded target was
+// made (InProgress) and failed with a final error that is not infeasible.
+func (s State) mayBePartlyApplied() bool {
+	r := s.Recorded
+	if r == nil || r.Status != v1.PersistentVolumeClaimModifyVolumeInProgress {
+		return false
+	}
+	class := ClassOfCode(s.ErrorCode)
+	if f := s.LastFailure; f != nil && f.Target == r.Target {
+		class = f.Class
+	}
+	return class.Final() && class != resize.Infeasible
+}
+
+// reapply applies the current class again after a rollback (see settle),
+// when it is still this driver's; otherwise the rollback is refused.
+func (s State) reapply() Decision {
+	why := fmt.Sprintf("the class was set back to %q after a failed modification to %q, which may have changed the volume in part: applying %q again", s.Current, s.Recorded.Target, s.Current)
+	switch driver, exists := s.Classes[s.Current]; {
+	case s.NotCSI != "":
+		return Decision{Action: Refuse, Target: s.Current, Reason: s.NotCSI}
+	case !exists:
+		return Decision{Action: Pend, Target: s.Current, RecordIntent: true,
+			Reason: fmt.Sprintf("VolumeAttributesClass %q does not exist: it is applied again when it is created", s.Current)}
+	case driver != s.Driver:
+		return Decision{Action: Refuse, Target: s.Current,
+			Reason: fmt.Sprintf("VolumeAttributesClass %q is for driver %q, not %q", s.Current, driver, s.Driver)}
+	}
+	return Decision{Action: Modify, Target: s.Current, RecordIntent: true, Reason: why}
 }
 
 // infeasibleWait is how long the spec's class must still wait after an

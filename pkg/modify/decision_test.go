@@ -97,9 +97,17 @@ func TestDecide(t *testing.T) {
 		{name: "infeasible, user changed class: modify now", state: State{Spec: "silver", Current: "bronze", Recorded: rec("gold", refused), ErrorCode: "InvalidArgument", LastFailure: failed(resize.Infeasible, "gold", time.Second)}, wantAction: Modify, wantTarget: "silver", wantIntent: true},
 		{name: "final remembered for the spec's class: no slow lane", state: State{Spec: "gold", Recorded: rec("gold", running), ErrorCode: "Internal", ErrorAt: t0, LastFailure: failed(resize.Final, "gold", time.Second)}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
 
+		// Rollback after a final error: the backend may be partly at the
+		// failed class, so the current class is applied again.
+		{name: "rollback to current after final: apply the current class again", state: State{Spec: "gold", Current: "gold", Recorded: rec("silver", running), ErrorCode: "Internal", Modifying: true}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
+		{name: "rollback after a final failure remembered: apply the current class again", state: State{Spec: "gold", Current: "gold", Recorded: rec("silver", running), ErrorCode: "DeadlineExceeded", LastFailure: failed(resize.Final, "silver", time.Second)}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
+		{name: "rollback after final, current class deleted: pend", state: State{Spec: "bronze", Current: "bronze", Recorded: rec("silver", running), ErrorCode: "Internal"}, wantAction: Pend, wantTarget: "bronze", wantIntent: true},
+		{name: "rollback after final, current class now another driver's: refuse", state: State{Spec: "alien", Current: "alien", Recorded: rec("silver", running), ErrorCode: "Internal"}, wantAction: Refuse, wantTarget: "alien"},
+		{name: "class unset after final: cancel (no class to apply)", state: State{Current: "gold", Recorded: rec("silver", running), ErrorCode: "Internal"}, wantAction: Cancel, wantTarget: "silver"},
+
 		// Rollback and cancel: no driver call.
 		{name: "rollback to current after infeasible: cancel", state: State{Spec: "gold", Current: "gold", Recorded: rec("platinum", refused), ErrorCode: "InvalidArgument", Modifying: true}, wantAction: Cancel, wantTarget: "platinum"},
-		{name: "rollback to current after final: cancel", state: State{Spec: "gold", Current: "gold", Recorded: rec("silver", running), ErrorCode: "Internal", Modifying: true}, wantAction: Cancel, wantTarget: "silver"},
+		{name: "rollback to current after infeasible in progress: cancel", state: State{Spec: "gold", Current: "gold", Recorded: rec("platinum", running), ErrorCode: "InvalidArgument", Modifying: true}, wantAction: Cancel, wantTarget: "platinum"},
 		{name: "rollback to current while pending: cancel", state: State{Spec: "gold", Current: "gold", Recorded: rec("bronze", pending)}, wantAction: Cancel, wantTarget: "bronze"},
 		{name: "class unset after infeasible: cancel", state: State{Recorded: rec("gold", refused), ErrorCode: "InvalidArgument"}, wantAction: Cancel, wantTarget: "gold"},
 		{name: "class unset while pending: cancel", state: State{Recorded: rec("bronze", pending)}, wantAction: Cancel, wantTarget: "bronze"},
