@@ -21,6 +21,7 @@ package e2e
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +142,34 @@ func TestModifyInfeasibleThenRollback(t *testing.T) {
 	time.Sleep(2 * time.Second) // a retry would come within --retry-interval-max
 	if calls := e.modifyCalls(); len(calls) != 1 {
 		t.Errorf("ControllerModifyVolume calls = %+v, want only the infeasible one: the volume is still at %s", calls, silver)
+	}
+	if got := e.pvClass(v); got != silver {
+		t.Errorf("PV class = %q, want %q", got, silver)
+	}
+}
+
+// TestModifyFinalErrorThenRollback: the driver fails a class change with a
+// final error that is not infeasible (it may have applied part of it); the
+// user sets the class back, and the current class is applied again through
+// the driver.
+func TestModifyFinalErrorThenRollback(t *testing.T) {
+	// A slow retry keeps the failure in place while the user sets it back.
+	e := newEnv(t, modifiable, "--retry-interval-start=30s", "--retry-interval-max=1m")
+	silver := e.attributesClass("silver", map[string]string{"iops": "1000"})
+	v := e.volume("data", "1Gi", func(v *framework.Volume) { v.AttributesClass = silver })
+	gold := e.attributesClass("gold", map[string]string{"iops": "16000"})
+	must(t, e.driver.Script(framework.Answer{Method: csidriver.MethodModify, Code: "Internal", Message: "throughput applied, iops not"}))
+	e.setClass("data", gold)
+	e.waitEvent("data", "throughput applied, iops not")
+
+	e.setClass("data", silver)
+	e.waitClaim("data", "the rollback through the driver", modified(silver))
+	var got []string
+	for _, c := range e.modifyCalls() {
+		got = append(got, c.Parameters["iops"]+":"+c.Code)
+	}
+	if want := []string{"16000:Internal", "1000:OK"}; !slices.Equal(got, want) {
+		t.Errorf("ControllerModifyVolume calls (iops:code) = %v, want %v", got, want)
 	}
 	if got := e.pvClass(v); got != silver {
 		t.Errorf("PV class = %q, want %q", got, silver)
