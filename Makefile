@@ -67,10 +67,12 @@ test-e2e: build
 		$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... ./test/demo/ 2>&1 | grep -v '^[IWE][0-9]\{4\} '
 
 # `make test-chaos` runs the resizer binary through faults (processes killed
-# at random, a failing and restarting CSI driver, an API server restart) on
-# the e2e harness, with the test driver of test/csidriver as a process; it
-# prints its figures and takes about 4 minutes. CHAOS_CLAIMS, CHAOS_WINDOW
-# and CHAOS_SEED shorten or replay a run.
+# at random, failing and restarting CSI drivers, kubelet killed and started
+# again, an API server restart) on the e2e harness, with the test driver of
+# test/csidriver as a process and a real kubelet expanding a quarter of the
+# claims online (root only); it prints its figures and takes about 4
+# minutes. CHAOS_CLAIMS, CHAOS_NODE_CLAIMS, CHAOS_WINDOW and CHAOS_SEED
+# shorten or replay a run.
 test-chaos: build
 	tools="$$(hack/build-tools.sh)"; \
 	$(GO) build -o _output/csi-test-driver ./test/cmd/csi-test-driver; \
