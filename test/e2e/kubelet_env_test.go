@@ -31,6 +31,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -87,17 +88,15 @@ func (e *env) nodeCalls(method, volume string) []framework.Call {
 // waitNodeCalls waits until volume has received n calls of the node method.
 func (e *env) waitNodeCalls(method, volume string, n int) []framework.Call {
 	e.t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		calls := e.nodeCalls(method, volume)
-		if len(calls) >= n {
-			return calls
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("%s of %s: %d calls, want %d: %+v", method, volume, len(calls), n, calls)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var calls []framework.Call
+	err := wait.PollUntilContextTimeout(e.ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		calls = e.nodeCalls(method, volume)
+		return len(calls) >= n, nil
+	})
+	if err != nil {
+		e.t.Fatalf("%s of %s: %d calls, want %d: %+v", method, volume, len(calls), n, calls)
 	}
+	return calls
 }
 
 // watchStatuses records every allocatedResourceStatuses[storage] the claim
