@@ -196,7 +196,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		return false
 	}
 	logger := klog.LoggerWithValues(klog.FromContext(ctx), "pvc", key)
-	after, err := c.sync(klog.NewContext(context.WithoutCancel(ctx), logger), key)
+	after, err := c.sync(klog.NewContext(ctx, logger), key)
 	switch {
 	case err != nil:
 		logger.V(2).Info("Claim will be retried", "err", err)

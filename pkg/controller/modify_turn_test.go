@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
@@ -148,4 +149,39 @@ func TestResizeAndModifyNeverOverlap(t *testing.T) {
 		pv := e.volume(volume)
 		equal(t, "PV "+volume, pvSize(pv)+" "+pvClass(pv), "2Gi gold")
 	}
+}
+
+// losingResizer ends the worker's context during its driver call, as a
+// replica that loses its Lease then does.
+type losingResizer struct {
+	*fakeResizer
+	lose context.CancelFunc
+}
+
+func (r *losingResizer) Expand(ctx context.Context, pv *v1.PersistentVolume, target resource.Quantity, secrets map[string]string) (resource.Quantity, bool, error) {
+	r.lose()
+	return r.fakeResizer.Expand(ctx, pv, target, secrets)
+}
+
+// TestLeaseLostMidSyncStartsNoNewCall: the worker's context ends (the Lease
+// is lost) while the expansion's driver call runs. That call finishes and is
+// recorded, but the modification the same sync would run next is not
+// started: the new leader may already be working on the volume.
+func TestLeaseLostMidSyncStartsNoNewCall(t *testing.T) {
+	pvc := claim("a", "2Gi", "1Gi", wantsClass(gold))
+	m := &fakeModifier{}
+	var lose context.CancelFunc
+	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)),
+		func(c *Config) { c.Resizer = &losingResizer{fakeResizer: &fakeResizer{}, lose: func() { lose() }} })
+	ctx, lose := context.WithCancel(e.ctx)
+	defer lose()
+	e.refresh()
+	e.refreshClasses()
+	e.ctrl.queue.Add(ns + "/a")
+	e.ctrl.processNext(ctx)
+	equal(t, "claim's size", summary(e.claim("a")), expanded)
+	equal(t, "modify calls after the Lease was lost", m.targets(), []string(nil))
+
+	e.mustSync("a")
+	equal(t, "modify calls of the next leader", m.targets(), []string{gold})
 }

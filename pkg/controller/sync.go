@@ -39,12 +39,20 @@ var errVolumeNotCached = errors.New("PV not in the informer cache yet")
 // step of each operation, the one plan.next picks first, then the other if
 // it still has work. It returns an error to retry with backoff, or a delay
 // to look again later.
+//
+// A step once started runs to its end even when ctx ends (a driver call in
+// flight is finished and recorded, bounded by its timeout), but no step
+// starts after ctx has ended: a replica that lost its Lease must not call
+// the driver while the new leader works on the volume.
 func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
 	var (
 		done  operation
 		after time.Duration
 	)
 	for {
+		if ctx.Err() != nil {
+			return after, nil
+		}
 		pvc, pv, p, err := c.plan(ctx, key, done == noOperation)
 		if err != nil || p == nil {
 			return 0, err
@@ -53,7 +61,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		if op == noOperation || op == done {
 			return soonest(after, p.wait()), nil
 		}
-		next, err := c.run(ctx, key, pvc, pv, *p, op)
+		next, err := c.run(context.WithoutCancel(ctx), key, pvc, pv, *p, op)
 		if err != nil {
 			return 0, err
 		}
