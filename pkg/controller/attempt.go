@@ -51,7 +51,7 @@ const (
 func (c *Controller) expand(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d resize.Decision) (time.Duration, error) {
 	start := c.Clock.Now()
 	what := expanding(pv, d.Target)
-	if pods := c.podsBlocking(key, pvc.Namespace, pvc.Name); len(pods) > 0 {
+	if pods := c.podsBlocking(idOf(key, pvc), pvc.Namespace, pvc.Name); len(pods) > 0 {
 		err := errors.New(c.inUseMessage(key, d.Target, pods))
 		c.warn(pvc, err.Error())
 		return 0, err
@@ -75,7 +75,7 @@ func (c *Controller) expand(ctx context.Context, key string, pvc *v1.PersistentV
 	if err != nil {
 		return c.expandFailed(ctx, key, pvc, pv, d.Target, err, start)
 	}
-	c.memory.clearFailure(key)
+	c.memory.clearFailure(idOf(key, pvc))
 	return 0, c.record(ctx, key, pvc, pv, expansion{target: d.Target, size: size, nodeStep: nodeStep}, start)
 }
 
@@ -164,7 +164,7 @@ func (c *Controller) retryOnNode(ctx context.Context, key string, pvc *v1.Persis
 func (c *Controller) expandFailed(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target resource.Quantity, cause error, start time.Time) (time.Duration, error) {
 	err := fmt.Errorf("%s: %w", expanding(pv, target), cause)
 	class := resize.ClassOf(err)
-	c.memory.setFailure(key, resize.Failure{Class: class, Target: target, At: c.Clock.Now()})
+	c.memory.setFailure(idOf(key, pvc), resize.Failure{Class: class, Target: target, At: c.Clock.Now()})
 	c.observe(class.String(), start)
 	c.warn(pvc, c.expandFailure(key, pvc, pv, target, cause, class))
 	if class.Final() {

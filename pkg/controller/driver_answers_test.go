@@ -156,7 +156,7 @@ func TestRequestBeyondInt64(t *testing.T) {
 			equal(t, "driver calls", len(d.Calls()), 0)
 			equal(t, "claim", summary(e.claim("a")), tc.wantClaim)
 			equal(t, "PV size", pvSize(e.volume("pv-a")), tc.wantPV)
-			if f := e.ctrl.memory.failure("default/a"); f == nil || f.Class != resize.Infeasible {
+			if f := e.ctrl.memory.failure(idOf("default/a", e.claim("a"))); f == nil || f.Class != resize.Infeasible {
 				t.Errorf("remembered failure = %+v, want infeasible", f)
 			}
 			events := e.events()

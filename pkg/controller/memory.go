@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
@@ -32,73 +33,94 @@ import (
 // which may be newer than the informer cache for a moment after each write.
 // Entries go when the claim is deleted; written objects go once the cache
 // catches up.
+//
+// What is remembered of a claim is kept under its key and belongs to its
+// UID: a claim deleted and created again under the same name (even before
+// the informer saw the deletion) is another claim, and inherits nothing.
 type memory struct {
 	mu       sync.Mutex
-	failures map[string]resize.Failure
-	modifies map[string]modify.Failure
-	applied  map[string]string
+	failures map[string]owned[resize.Failure]
+	modifies map[string]owned[modify.Failure]
+	applied  map[string]owned[string]
 	claims   map[string]*v1.PersistentVolumeClaim
 	volumes  map[string]*v1.PersistentVolume
 }
 
+// claimID names a claim: its key (namespace/name) and its UID.
+type claimID struct {
+	key string
+	uid types.UID
+}
+
+// idOf is the claimID of pvc, whose key is key.
+func idOf(key string, pvc *v1.PersistentVolumeClaim) claimID { return claimID{key: key, uid: pvc.UID} }
+
+// owned is a remembered value and the UID of the claim it belongs to.
+type owned[F any] struct {
+	uid   types.UID
+	value F
+}
+
 func newMemory() *memory {
 	return &memory{
-		failures: map[string]resize.Failure{},
-		modifies: map[string]modify.Failure{},
-		applied:  map[string]string{},
+		failures: map[string]owned[resize.Failure]{},
+		modifies: map[string]owned[modify.Failure]{},
+		applied:  map[string]owned[string]{},
 		claims:   map[string]*v1.PersistentVolumeClaim{},
 		volumes:  map[string]*v1.PersistentVolume{},
 	}
 }
 
-func (m *memory) failure(key string) *resize.Failure { return lookup(m, m.failures, key) }
+func (m *memory) failure(id claimID) *resize.Failure { return lookup(m, m.failures, id) }
 
-func (m *memory) setFailure(key string, f resize.Failure) { store(m, m.failures, key, f) }
+func (m *memory) setFailure(id claimID, f resize.Failure) { store(m, m.failures, id, f) }
 
-func (m *memory) clearFailure(key string) { drop(m, m.failures, key) }
+func (m *memory) clearFailure(id claimID) { drop(m, m.failures, id) }
 
-func (m *memory) modifyFailure(key string) *modify.Failure { return lookup(m, m.modifies, key) }
+func (m *memory) modifyFailure(id claimID) *modify.Failure { return lookup(m, m.modifies, id) }
 
-func (m *memory) setModifyFailure(key string, f modify.Failure) { store(m, m.modifies, key, f) }
+func (m *memory) setModifyFailure(id claimID, f modify.Failure) { store(m, m.modifies, id, f) }
 
-func (m *memory) clearModifyFailure(key string) { drop(m, m.modifies, key) }
+func (m *memory) clearModifyFailure(id claimID) { drop(m, m.modifies, id) }
 
 // appliedClass is the class the driver applied to the claim's volume last,
 // while writing it down has not succeeded yet; "" when none.
-func (m *memory) appliedClass(key string) string {
-	if c := lookup(m, m.applied, key); c != nil {
+func (m *memory) appliedClass(id claimID) string {
+	if c := lookup(m, m.applied, id); c != nil {
 		return *c
 	}
 	return ""
 }
 
-func (m *memory) setAppliedClass(key, class string) { store(m, m.applied, key, class) }
+func (m *memory) setAppliedClass(id claimID, class string) { store(m, m.applied, id, class) }
 
-func (m *memory) clearAppliedClass(key string) { drop(m, m.applied, key) }
+func (m *memory) clearAppliedClass(id claimID) { drop(m, m.applied, id) }
 
-// lookup returns a copy of what is remembered for key in failures.
-func lookup[F any](m *memory, failures map[string]F, key string) *F {
+// lookup returns a copy of what is remembered of the claim id in values;
+// nil when nothing is, or when it belongs to another claim of that name.
+func lookup[F any](m *memory, values map[string]owned[F], id claimID) *F {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	f, ok := failures[key]
-	if !ok {
+	v, ok := values[id.key]
+	if !ok || v.uid != id.uid {
 		return nil
 	}
-	return &f
+	return &v.value
 }
 
-// store remembers f for key in failures.
-func store[F any](m *memory, failures map[string]F, key string, f F) {
+// store remembers f of the claim id in values, replacing what another claim
+// of that name left.
+func store[F any](m *memory, values map[string]owned[F], id claimID, f F) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	failures[key] = f
+	values[id.key] = owned[F]{uid: id.uid, value: f}
 }
 
-// drop forgets the failure of key in failures.
-func drop[F any](m *memory, failures map[string]F, key string) {
+// drop forgets what values holds under the claim's key.
+func drop[F any](m *memory, values map[string]owned[F], id claimID) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(failures, key)
+	delete(values, id.key)
 }
 
 // wroteClaim remembers a claim as the API server returned it after a write.

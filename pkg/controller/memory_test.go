@@ -61,12 +61,29 @@ func TestFreshVolumeAndForget(t *testing.T) {
 	m.wroteVolume(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-a", ResourceVersion: "5"}})
 	got := m.freshVolume(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-a", ResourceVersion: "4"}})
 	equal(t, "PV version", got.ResourceVersion, "5")
-	m.setFailure("default/a", resize.Failure{Class: resize.Final})
+	id := claimID{key: "default/a", uid: "uid-a"}
+	m.setFailure(id, resize.Failure{Class: resize.Final})
 	m.wroteClaim("default/a", withVersion("3"))
 	m.forget("default/a")
 	m.forgetVolume("pv-a")
 	equal(t, "entries left", m.size(), 0)
-	if m.failure("default/a") != nil {
+	if m.failure(id) != nil {
 		t.Error("failure survived forget")
 	}
+}
+
+// TestMemoryBelongsToTheClaimsUID: what is remembered of a claim is not
+// seen by another claim of the same name, and that claim's own replaces it.
+func TestMemoryBelongsToTheClaimsUID(t *testing.T) {
+	m := newMemory()
+	first, second := claimID{key: "default/a", uid: "uid-1"}, claimID{key: "default/a", uid: "uid-2"}
+	m.setFailure(first, resize.Failure{Class: resize.Final})
+	m.setAppliedClass(first, "gold")
+	if m.failure(second) != nil || m.appliedClass(second) != "" {
+		t.Error("a claim created again under the same name sees the first one's memory")
+	}
+	m.setAppliedClass(second, "silver")
+	equal(t, "the second claim's class", m.appliedClass(second), "silver")
+	equal(t, "the first claim's class, replaced", m.appliedClass(first), "")
+	equal(t, "the first claim's failure, still its own", m.failure(first) != nil, true)
 }

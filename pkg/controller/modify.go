@@ -46,7 +46,7 @@ func (c *Controller) modifyStateOf(key string, pvc *v1.PersistentVolumeClaim, pv
 		Spec:        ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""),
 		Current:     ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""),
 		Modifying:   claimstatus.Modifying(pvc),
-		LastFailure: c.memory.modifyFailure(key),
+		LastFailure: c.memory.modifyFailure(idOf(key, pvc)),
 		Classes:     map[string]string{},
 	}
 	if r := pvc.Status.ModifyVolumeStatus; r != nil {
@@ -139,18 +139,18 @@ func (c *Controller) modify(ctx context.Context, key string, pvc *v1.PersistentV
 	}
 	// A class the driver applied in an earlier attempt of this process,
 	// whose writes failed, is not sent again: only the writes are retried.
-	if c.memory.appliedClass(key) != d.Target {
+	if c.memory.appliedClass(idOf(key, pvc)) != d.Target {
 		parameters := modify.Parameters(vac.Parameters, pvc.Namespace, pvc.Name, pv.Name, c.ExtraModifyMetadata)
 		if err := c.Modifier.Modify(ctx, pv, parameters, secrets); err != nil {
 			return c.modifyFailed(ctx, key, pvc, pv, d.Target, err, start)
 		}
-		c.memory.clearModifyFailure(key)
-		c.memory.setAppliedClass(key, d.Target)
+		c.memory.clearModifyFailure(idOf(key, pvc))
+		c.memory.setAppliedClass(idOf(key, pvc), d.Target)
 	}
 	if err := c.recordModified(ctx, key, pvc, pv, d.Target, start); err != nil {
 		return 0, err
 	}
-	c.memory.clearAppliedClass(key)
+	c.memory.clearAppliedClass(idOf(key, pvc))
 	return 0, nil
 }
 
@@ -178,7 +178,7 @@ func (c *Controller) recordModified(ctx context.Context, key string, pvc *v1.Per
 func (c *Controller) modifyFailed(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, cause error, start time.Time) (time.Duration, error) {
 	err := fmt.Errorf("%s: %w", modifying(pv, target), cause)
 	class := modify.ClassOf(err)
-	c.memory.setModifyFailure(key, modify.Failure{Class: class, Target: target, At: c.Clock.Now()})
+	c.memory.setModifyFailure(idOf(key, pvc), modify.Failure{Class: class, Target: target, At: c.Clock.Now()})
 	c.observeModify(class.String(), start)
 	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, modifyFailure(pvc, pv, target, cause, class, c.RetryMax.String()))
 	failed := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: target, Infeasible: class == resize.Infeasible,

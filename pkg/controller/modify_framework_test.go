@@ -125,6 +125,17 @@ func (f *fakeModifier) targets() []string {
 	return out
 }
 
+// volumes lists the volumes of the calls so far, in order.
+func (f *fakeModifier) volumes() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.calls {
+		out = append(out, c.Volume)
+	}
+	return out
+}
+
 func (f *fakeModifier) call(i int) modifyCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -136,7 +137,7 @@ func TestModifyWriteConflicts(t *testing.T) {
 			e.mustSync("a")
 			equal(t, "driver calls after success", e.modifier.targets(), tc.wantCalls)
 			equal(t, "writes after success", e.writes(), []string(nil))
-			equal(t, "applied class remembered after success", e.ctrl.memory.appliedClass(ns+"/a"), "")
+			equal(t, "applied class remembered after success", e.ctrl.memory.appliedClass(idOf(ns+"/a", e.claim("a"))), "")
 		})
 	}
 }
@@ -382,4 +383,29 @@ func TestModificationOff(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRecreatedClaimInheritsNoAppliedClass: the driver applied a class, the
+// writes after it failed, and the claim was deleted and created again under
+// its name, on another volume, asking for the same class. The new volume
+// gets its driver call: what the driver applied to the old one is no
+// reason to record the class on the new one.
+func TestRecreatedClaimInheritsNoAppliedClass(t *testing.T) {
+	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	m := &fakeModifier{}
+	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)))
+	e.failRequest("patch", "persistentvolumes", 1, errors.New("etcd is down"))
+	if _, err := e.sync("a"); err == nil {
+		t.Fatal("sync: want the failed PV write")
+	}
+	equal(t, "driver calls", m.volumes(), []string{"pv-a"})
+
+	e.must(e.client.Tracker().Delete(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), ns, "a"))
+	again := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	again.UID, again.Spec.VolumeName = "uid-a-again", "pv-a-again"
+	e.must(e.client.Tracker().Add(again))
+	e.must(e.client.Tracker().Add(volume(again, "1Gi")))
+	e.mustSync("a")
+	equal(t, "driver calls", m.volumes(), []string{"pv-a", "pv-a-again"})
+	equal(t, "new volume's class", pvClass(e.volume("pv-a-again")), gold)
 }

@@ -159,7 +159,7 @@ func (c *Controller) stateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.P
 		PVSize:        pv.Spec.Capacity[v1.ResourceStorage],
 		Status:        pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage],
 		ErrorRecorded: claimstatus.ErrorRecorded(pvc),
-		LastFailure:   c.memory.failure(key),
+		LastFailure:   c.memory.failure(idOf(key, pvc)),
 		Recovery:      c.Recovery,
 	}
 	if a, ok := pvc.Status.AllocatedResources[v1.ResourceStorage]; ok {

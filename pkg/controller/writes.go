@@ -71,11 +71,11 @@ func (c *Controller) warn(pvc *v1.PersistentVolumeClaim, message string) {
 // podsBlocking returns the pods that must go before the driver may be
 // called for the claim namespace/name: only for drivers that expand offline
 // only, or that said the volume is in use the last time.
-func (c *Controller) podsBlocking(key, namespace, name string) []string {
+func (c *Controller) podsBlocking(id claimID, namespace, name string) []string {
 	if c.Pods == nil {
 		return nil
 	}
-	if f := c.memory.failure(key); !c.OnlyOffline && (f == nil || f.Class != resize.InUse) {
+	if f := c.memory.failure(id); !c.OnlyOffline && (f == nil || f.Class != resize.InUse) {
 		return nil
 	}
 	return c.Pods.UsedBy(namespace, name)
@@ -88,7 +88,7 @@ func (c *Controller) podsBlocking(key, namespace, name string) []string {
 // the caches only, and the claim's objects only when pods use it.
 func (c *Controller) HeldBackByPods(claim *slim.Claim) bool {
 	key := claim.Namespace + "/" + claim.Name
-	if c.Resizer == nil || len(c.podsBlocking(key, claim.Namespace, claim.Name)) == 0 {
+	if c.Resizer == nil || len(c.podsBlocking(claimID{key: key, uid: claim.UID}, claim.Namespace, claim.Name)) == 0 {
 		return false
 	}
 	pvc, pv, err := c.objects(key)
