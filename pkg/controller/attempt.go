@@ -170,7 +170,12 @@ func (c *Controller) expandFailed(ctx context.Context, key string, pvc *v1.Persi
 	if class.Final() {
 		failed := claimstatus.Failed(pvc, class == resize.Infeasible, expanding(pv, target)+": "+driverCause(cause), c.now())
 		if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
-			_ = c.writeFailed(ctx, pvc, ReasonResizeFailed, werr, expanding(pv, target)+": record the failure in the claim", "retried with backoff")
+			// Not recorded: forget the failure too, so that after the
+			// backoff the attempt is made again and its failure written,
+			// rather than the claim showing an attempt in progress for as
+			// long as the slow lane waits.
+			c.memory.clearFailure(idOf(key, pvc))
+			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, werr, expanding(pv, target)+": record the failure in the claim", "retried with backoff")
 		}
 	}
 	if class == resize.Infeasible {

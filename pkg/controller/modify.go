@@ -117,41 +117,55 @@ func (c *Controller) recordOnce(ctx context.Context, key string, pvc *v1.Persist
 }
 
 // modify runs one attempt to d.Target: record the intent, call the driver,
-// then the PV's class and the claim's. Each step is at most one write.
+// then the PV's class and the claim's. Each step is at most one write. A
+// class the driver applied in an earlier attempt of this process, whose
+// writes failed, is not sent again: only the writes are retried, which need
+// neither the class nor the Secret (either may be gone by now).
 func (c *Controller) modify(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d modify.Decision) (time.Duration, error) {
 	start := c.Clock.Now()
-	vac, err := c.vacs.Get(d.Target)
-	if err != nil {
-		return 0, fmt.Errorf("read VolumeAttributesClass %q from cache: %w", d.Target, err)
-	}
-	secrets, err := c.modifySecretsFor(ctx, pvc, pv)
-	if err != nil {
-		err = fmt.Errorf("%s: %w", modifying(pv, d.Target), err)
-		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, err.Error()+"; "+nextWithoutSecret)
-		return 0, err
-	}
-	if d.RecordIntent {
-		if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.ModifyIntent(pvc, d.Target, c.now())); err != nil {
-			return 0, c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, d.Target)+": record the intent in the claim", "retried with backoff; the driver is not called before")
-		}
-		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModify,
-			fmt.Sprintf("external resizer is modifying volume %s with vac %s", pvc.Name, d.Target))
-	}
-	// A class the driver applied in an earlier attempt of this process,
-	// whose writes failed, is not sent again: only the writes are retried.
 	if c.memory.appliedClass(idOf(key, pvc)) != d.Target {
-		parameters := modify.Parameters(vac.Parameters, pvc.Namespace, pvc.Name, pv.Name, c.ExtraModifyMetadata)
-		if err := c.Modifier.Modify(ctx, pv, parameters, secrets); err != nil {
-			return c.modifyFailed(ctx, key, pvc, pv, d.Target, err, start)
+		applied, after, err := c.applyClass(ctx, key, pvc, pv, d, start)
+		if applied == nil {
+			return after, err
 		}
-		c.memory.clearModifyFailure(idOf(key, pvc))
-		c.memory.setAppliedClass(idOf(key, pvc), d.Target)
+		pvc = applied
 	}
 	if err := c.recordModified(ctx, key, pvc, pv, d.Target, start); err != nil {
 		return 0, err
 	}
 	c.memory.clearAppliedClass(idOf(key, pvc))
 	return 0, nil
+}
+
+// applyClass records the intent to modify to d.Target and calls the driver
+// with the class's parameters. It returns the claim as written, or nil and
+// what the sync returns when the class was not applied.
+func (c *Controller) applyClass(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d modify.Decision, start time.Time) (*v1.PersistentVolumeClaim, time.Duration, error) {
+	vac, err := c.vacs.Get(d.Target)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read VolumeAttributesClass %q from cache: %w", d.Target, err)
+	}
+	secrets, err := c.modifySecretsFor(ctx, pvc, pv)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", modifying(pv, d.Target), err)
+		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, err.Error()+"; "+nextWithoutSecret)
+		return nil, 0, err
+	}
+	if d.RecordIntent {
+		if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.ModifyIntent(pvc, d.Target, c.now())); err != nil {
+			return nil, 0, c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, d.Target)+": record the intent in the claim", "retried with backoff; the driver is not called before")
+		}
+		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModify,
+			fmt.Sprintf("external resizer is modifying volume %s with vac %s", pvc.Name, d.Target))
+	}
+	parameters := modify.Parameters(vac.Parameters, pvc.Namespace, pvc.Name, pv.Name, c.ExtraModifyMetadata)
+	if err := c.Modifier.Modify(ctx, pv, parameters, secrets); err != nil {
+		after, err := c.modifyFailed(ctx, key, pvc, pv, d.Target, err, start)
+		return nil, after, err
+	}
+	c.memory.clearModifyFailure(idOf(key, pvc))
+	c.memory.setAppliedClass(idOf(key, pvc), d.Target)
+	return pvc, 0, nil
 }
 
 // recordModified writes a successful modification: the PV's class first,
@@ -184,7 +198,10 @@ func (c *Controller) modifyFailed(ctx context.Context, key string, pvc *v1.Persi
 	failed := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: target, Infeasible: class == resize.Infeasible,
 		Uncertain: class == resize.Uncertain, Reason: modify.ReasonOf(err), Message: modifying(pv, target) + ": " + driverCause(cause)}, c.now())
 	if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
-		_ = c.writeFailed(ctx, pvc, ReasonModifyFailed, werr, modifying(pv, target)+": record the failure in the claim", "retried with backoff")
+		// Not recorded: forget the failure too, so that the attempt is made
+		// again after the backoff (see expandFailed).
+		c.memory.clearModifyFailure(idOf(key, pvc))
+		return 0, c.writeFailed(ctx, pvc, ReasonModifyFailed, werr, modifying(pv, target)+": record the failure in the claim", "retried with backoff")
 	}
 	if class == resize.Infeasible {
 		return c.RetryMax, nil
