@@ -77,9 +77,9 @@ func TestResizeAndModifyTakeTurns(t *testing.T) {
 		{name: "an expansion that failed for sure goes after the modification",
 			script: []result{{err: status.Error(codes.Internal, "busy")}},
 			syncs:  2, want: []string{"expand 2Gi", "modify gold", "expand 2Gi"}},
-		{name: "an expansion that may still run goes before the modification",
+		{name: "an expansion that timed out yields the next turn to the modification",
 			script: []result{{err: status.Error(codes.DeadlineExceeded, "slow")}},
-			syncs:  2, want: []string{"expand 2Gi", "expand 2Gi", "modify gold"}},
+			syncs:  2, want: []string{"expand 2Gi", "modify gold", "expand 2Gi"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -184,4 +184,46 @@ func TestLeaseLostMidSyncStartsNoNewCall(t *testing.T) {
 
 	e.mustSync("a")
 	equal(t, "modify calls of the next leader", m.targets(), []string{gold})
+}
+
+// TestFailingOperationDoesNotStarveTheOther: one operation's driver call
+// keeps timing out (uncertain: its target stays recorded and is retried);
+// the other operation still gets its turn and finishes.
+func TestFailingOperationDoesNotStarveTheOther(t *testing.T) {
+	timeout := status.Error(codes.DeadlineExceeded, "slow")
+	tests := []struct {
+		name     string
+		opts     []claimOpt
+		resizes  []result
+		modifies []error
+		check    func(t *testing.T, pvc *v1.PersistentVolumeClaim)
+	}{
+		{name: "an expansion that keeps timing out lets the class change through",
+			resizes: []result{{err: timeout}, {err: timeout}, {err: timeout}, {err: timeout}},
+			check: func(t *testing.T, pvc *v1.PersistentVolumeClaim) {
+				if c := pvc.Status.CurrentVolumeAttributesClassName; c == nil || *c != gold {
+					t.Errorf("current class = %v, want %s", c, gold)
+				}
+			}},
+		{name: "an unfinished modification that keeps timing out lets the expansion through",
+			opts:     []claimOpt{modifyRecorded(gold)},
+			modifies: []error{timeout, timeout, timeout, timeout},
+			check: func(t *testing.T, pvc *v1.PersistentVolumeClaim) {
+				if got := pvc.Status.Capacity[v1.ResourceStorage]; got.String() != "2Gi" {
+					t.Errorf("capacity = %s, want 2Gi", got.String())
+				}
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pvc := claim("a", "2Gi", "1Gi", append([]claimOpt{wantsClass(gold)}, tc.opts...)...)
+			tl := newTimeline()
+			e := newModifyEnv(t, &fakeModifier{timeline: tl, script: tc.modifies}, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)),
+				onTimeline(tl, &fakeResizer{script: tc.resizes}, 0))
+			for i := 0; i < 3; i++ {
+				_, _ = e.sync("a")
+			}
+			tc.check(t, e.claim("a"))
+		})
+	}
 }

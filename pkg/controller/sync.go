@@ -116,6 +116,7 @@ func (c *Controller) plan(ctx context.Context, key string, warn bool) (*v1.Persi
 		p.resizeFailed = state.LastFailure != nil || state.ErrorRecorded
 		logger.V(4).Info("Decided", "operation", "resize", "action", p.resize.Action, "target", p.resize.Target.String(), "reason", p.resize.Reason)
 	}
+	p.failedLast = failedLast(c.memory.failure(idOf(key, pvc)), c.memory.modifyFailure(idOf(key, pvc)))
 	if c.Modifier != nil {
 		p.modify = modify.Decide(c.modifyStateOf(key, pvc, pv), now, c.RetryMax)
 		logger.V(4).Info("Decided", "operation", "modify", "action", p.modify.Action, "target", p.modify.Target, "reason", p.modify.Reason)

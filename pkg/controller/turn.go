@@ -41,9 +41,15 @@ type plan struct {
 	modify modify.Decision
 	// resizeFailed is true when the last expansion attempt failed.
 	resizeFailed bool
+	// failedLast is the operation whose last driver call failed most
+	// recently, as this process remembers; noOperation when neither's did.
+	failedLast operation
 }
 
-// next picks the operation that runs now:
+// next picks the operation that runs now. When both have a step to take
+// and one of them failed last, the other goes first: turns are fair, so an
+// operation that keeps failing (a driver call that keeps timing out) never
+// holds the other back. Otherwise:
 //  1. a modification whose driver call may still be running (recorded in
 //     progress, not known to have failed), then such an expansion: what the
 //     backend may still be doing is finished before anything new starts;
@@ -51,12 +57,20 @@ type plan struct {
 //     full volume needs, and a class change can wait a few seconds;
 //  3. the modification (so that a failing expansion does not hold back a
 //     class change), then the expansion that failed.
+//
+// Either way an uncertain target of an operation is finished before any new
+// target of that same operation (the decisions see to it), and the claim's
+// one worker makes one driver call at a time.
 func (p plan) next() operation {
 	// Settling and handing back to kubelet write the claim only; they go
 	// where an expansion would.
 	expand := p.resize.Action == resize.Expand || p.resize.Action == resize.Settle || p.resize.Action == resize.NodeRetry
 	modifies := p.modify.Action != modify.None && p.modify.Action != modify.Wait
 	switch {
+	case expand && modifies && p.failedLast == resizeOperation:
+		return modifyOperation
+	case expand && modifies && p.failedLast == modifyOperation:
+		return resizeOperation
 	case p.modify.Action == modify.Modify && !p.modify.RecordIntent:
 		return modifyOperation
 	case expand && (!p.resize.RecordIntent || !p.resizeFailed):
@@ -67,6 +81,17 @@ func (p plan) next() operation {
 		return resizeOperation
 	}
 	return noOperation
+}
+
+// failedLast is the operation whose remembered failure is the more recent.
+func failedLast(resized *resize.Failure, modified *modify.Failure) operation {
+	switch {
+	case resized == nil && modified == nil:
+		return noOperation
+	case modified == nil || resized != nil && resized.At.After(modified.At):
+		return resizeOperation
+	}
+	return modifyOperation
 }
 
 // wait is how long until a waiting decision is due again; 0 when none waits.
