@@ -19,6 +19,7 @@ package explain
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,15 +109,48 @@ func settingsOf(pod *v1.Pod) Settings {
 	return s
 }
 
-// resizerArgs are the command and arguments of pod's resizer container:
-// the one given a --csi-address, as every CSI sidecar is.
+// resizerOnlyFlags are flags the resizer takes and no other CSI sidecar of
+// a driver's controller pod does.
+var resizerOnlyFlags = []string{"handle-volume-inuse-error", "resize-timeout", "modify-timeout", "extra-modify-metadata"}
+
+// resizerArgs are the command and arguments of pod's resizer container. Every
+// CSI sidecar of a driver's controller pod (provisioner, attacher,
+// snapshotter, liveness probe, resizer) takes --csi-address, and several take
+// --retry-interval-* and --feature-gates, so the resizer is told by what only
+// it has: a flag only the resizer takes, else "resizer" in the container's
+// name or image, else being the pod's only sidecar. false when nothing tells
+// one container apart.
 func resizerArgs(pod *v1.Pod) ([]string, bool) {
+	type sidecar struct {
+		c     v1.Container
+		args  []string
+		flags map[string]string
+	}
+	var sidecars []sidecar
 	for _, c := range pod.Spec.Containers {
 		args := append(append([]string{}, c.Command...), c.Args...)
-		for name := range flagValues(args) {
-			if name == "csi-address" {
-				return args, true
+		if flags := flagValues(args); flags["csi-address"] != "" {
+			sidecars = append(sidecars, sidecar{c: c, args: args, flags: flags})
+		}
+	}
+	tells := []func(sidecar) bool{
+		func(s sidecar) bool {
+			return slices.ContainsFunc(resizerOnlyFlags, func(f string) bool { _, ok := s.flags[f]; return ok })
+		},
+		func(s sidecar) bool {
+			return strings.Contains(s.c.Name, "resizer") || strings.Contains(s.c.Image, "resizer")
+		},
+		func(sidecar) bool { return len(sidecars) == 1 },
+	}
+	for _, tell := range tells {
+		var found []sidecar
+		for _, s := range sidecars {
+			if tell(s) {
+				found = append(found, s)
 			}
+		}
+		if len(found) == 1 {
+			return found[0].args, true
 		}
 	}
 	return nil, false

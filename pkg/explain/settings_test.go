@@ -25,6 +25,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
@@ -97,6 +98,52 @@ func TestExplainReadsTheLeaderPodSettings(t *testing.T) {
 	for _, u := range x.Unknowns {
 		if strings.Contains(u, "assumes the defaults") {
 			t.Errorf("unknowns say the defaults are assumed: %q", u)
+		}
+	}
+}
+
+// controllerPod is a driver's controller pod with the usual sidecars, all of
+// them given --csi-address; the provisioner's retry flags differ from the
+// resizer's.
+func controllerPod(resizer v1.Container) []v1.Container {
+	return []v1.Container{
+		{Name: "ebs-plugin", Image: "public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver:v1.40.0", Args: []string{"--endpoint=unix:///csi/csi.sock"}},
+		{Name: "csi-provisioner", Image: "registry.k8s.io/sig-storage/csi-provisioner:v5.2.0",
+			Args: []string{"--csi-address=/csi/csi.sock", "--retry-interval-start=7s", "--retry-interval-max=7m", "--feature-gates=Topology=true"}},
+		{Name: "csi-attacher", Image: "registry.k8s.io/sig-storage/csi-attacher:v4.8.0", Args: []string{"--csi-address=/csi/csi.sock", "--retry-interval-max=9m"}},
+		{Name: "csi-snapshotter", Image: "registry.k8s.io/sig-storage/csi-snapshotter:v8.2.0", Args: []string{"--csi-address=/csi/csi.sock"}},
+		resizer,
+		{Name: "liveness-probe", Image: "registry.k8s.io/sig-storage/livenessprobe:v2.15.0", Args: []string{"--csi-address=/csi/csi.sock"}},
+	}
+}
+
+// TestSettingsOfTheResizerContainer: in a controller pod whose every
+// sidecar takes --csi-address, the settings are the resizer's, in whatever
+// order the containers come, whether the resizer is told by a flag only it
+// takes, by its name or by its image; when nothing tells it, the defaults.
+func TestSettingsOfTheResizerContainer(t *testing.T) {
+	ours := Settings{RetryIntervalStart: Duration(2 * time.Second), RetryIntervalMax: Duration(3 * time.Minute), Recovery: true, From: "pod kube-system/csi-ebs-controller-0"}
+	flags := []string{"--csi-address=/csi/csi.sock", "--retry-interval-start=2s", "--retry-interval-max=3m"}
+	tests := []struct {
+		name    string
+		resizer v1.Container
+		want    Settings
+	}{
+		{name: "by its name", resizer: v1.Container{Name: "csi-resizer", Image: "example.com/sidecar:v1", Args: flags}, want: ours},
+		{name: "by its image", resizer: v1.Container{Name: "sidecar-5", Image: "registry.k8s.io/sig-storage/csi-resizer:v1.13.0", Args: flags}, want: ours},
+		{name: "by a flag only it takes", resizer: v1.Container{Name: "sidecar-5", Image: "example.com/sidecar:v1", Args: append(flags, "--handle-volume-inuse-error=false")}, want: ours},
+		{name: "nothing tells it: the defaults", resizer: v1.Container{Name: "sidecar-5", Image: "example.com/sidecar:v1", Args: flags}, want: defaultSettings()},
+	}
+	for _, tc := range tests {
+		containers := controllerPod(tc.resizer)
+		for shift := range containers {
+			rotated := append(append([]v1.Container{}, containers[shift:]...), containers[:shift]...)
+			t.Run(fmt.Sprintf("%s, rotated by %d", tc.name, shift), func(t *testing.T) {
+				pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "csi-ebs-controller-0", Namespace: "kube-system"}, Spec: v1.PodSpec{Containers: rotated}}
+				if got := settingsOf(pod); got != tc.want {
+					t.Errorf("settings = %+v, want %+v", got, tc.want)
+				}
+			})
 		}
 	}
 }
