@@ -90,12 +90,12 @@ func ModifyFailed(pvc *v1.PersistentVolumeClaim, f ModifyFailure, now metav1.Tim
 }
 
 // ModifyPending returns a copy of pvc waiting for target's class to be
-// created: modifyVolumeStatus Pending, no modify conditions (nothing is
-// being done to the volume).
-func ModifyPending(pvc *v1.PersistentVolumeClaim, target string, now metav1.Time) *v1.PersistentVolumeClaim {
+// created: modifyVolumeStatus Pending. The conditions stay as they are, as
+// upstream keeps them: nothing is being done to the volume, and what was
+// last done to it stays visible.
+func ModifyPending(pvc *v1.PersistentVolumeClaim, target string) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	setModifyStatus(out, target, v1.PersistentVolumeClaimModifyVolumePending)
-	out.Status.Conditions = modifyConditions.merge(out.Status.Conditions, now)
 	return out
 }
 

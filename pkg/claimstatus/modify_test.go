@@ -120,10 +120,10 @@ func TestModifyBuilders(t *testing.T) {
 			want: claim(withModifyStatus("gold", modInfeasible), withTrue(modifyingVol, `Modifying volume to "gold" is infeasible. Waiting for the class to change.`, then), failure("InvalidArgument", "no")),
 		},
 		{
-			name:  "pending drops the conditions of an earlier target",
+			name:  "pending keeps the conditions, as upstream",
 			in:    claim(withModifyStatus("gold", modProgress), withTrue(modifyingVol, "x", then), withModifyError("Internal", "boom"), withTrue(nodeError, "kubelet", then)),
-			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim { return ModifyPending(p, "bronze", now) },
-			want:  claim(withModifyStatus("bronze", modPending), withTrue(nodeError, "kubelet", then)),
+			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim { return ModifyPending(p, "bronze") },
+			want:  claim(withModifyStatus("bronze", modPending), withTrue(modifyingVol, "x", then), withModifyError("Internal", "boom"), withTrue(nodeError, "kubelet", then)),
 		},
 		{
 			name:  "modified: current class set, status and conditions gone, resize conditions kept",
@@ -179,10 +179,10 @@ func TestPatchModify(t *testing.T) {
 	}{
 		{name: "intent", old: base, updated: ModifyIntent(base, "gold", now)},
 		{name: "failed", old: ModifyIntent(base, "gold", then), updated: ModifyFailed(ModifyIntent(base, "gold", then), ModifyFailure{Target: "gold", Reason: "Internal", Message: "boom"}, now)},
-		{name: "pending", old: base, updated: ModifyPending(base, "bronze", now)},
+		{name: "pending", old: base, updated: ModifyPending(base, "bronze")},
 		{name: "modified", old: ModifyIntent(base, "gold", then), updated: Modified(ModifyIntent(base, "gold", then), "gold", now)},
 		{name: "first class", old: ModifyIntent(claim(), "gold", then), updated: Modified(ModifyIntent(claim(), "gold", then), "gold", now)},
-		{name: "cleared", old: ModifyPending(base, "bronze", then), updated: ModifyCleared(ModifyPending(base, "bronze", then), now)},
+		{name: "cleared", old: ModifyPending(base, "bronze"), updated: ModifyCleared(ModifyPending(base, "bronze"), now)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -75,7 +75,7 @@ func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.Persist
 	case modify.Modify:
 		return c.modify(ctx, key, pvc, pv, d)
 	case modify.Pend:
-		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, claimstatus.ModifyPending(pvc, d.Target, c.now()), v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
+		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, claimstatus.ModifyPending(pvc, d.Target), v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
 	case modify.Refuse:
 		refused := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: d.Target, Infeasible: true, Reason: "InvalidArgument",
 			Message: d.Reason}, c.refusedAt(pvc, d.Target))
