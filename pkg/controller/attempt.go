@@ -27,7 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
 
@@ -63,7 +63,7 @@ func (c *Controller) expand(ctx context.Context, key string, pvc *v1.PersistentV
 		return 0, err
 	}
 	if d.RecordIntent {
-		if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.Intent(pvc, d.Target, c.now())); err != nil {
+		if pvc, err = c.patchClaim(ctx, key, pvc, statuspatch.Intent(pvc, d.Target, c.now())); err != nil {
 			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, err, what+": record the intent in the claim", "retried with backoff; the driver is not called before")
 		}
 		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonResizing, "External resizer is resizing volume "+pv.Name)
@@ -109,7 +109,7 @@ type expansion struct {
 // record writes a successful expansion: the PV's capacity, then the claim,
 // finished (allocatedResources at the driver's capacity, which
 // ResourceQuota charges) or handed over to kubelet (see
-// claimstatus.NodePending).
+// statuspatch.NodePending).
 func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, x expansion, start time.Time) error {
 	var preResize *resource.Quantity
 	if x.nodeStep && c.AnnotateFsResize {
@@ -117,12 +117,12 @@ func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentV
 		preResize = &old
 	}
 	what := expanding(pv, x.target)
-	if _, err := c.patchVolume(ctx, pv, claimstatus.Grown(pv, x.size, preResize)); err != nil {
+	if _, err := c.patchVolume(ctx, pv, statuspatch.Grown(pv, x.size, preResize)); err != nil {
 		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, fmt.Sprintf("%s: record the new size %s in the PV", what, x.size.String()), "retried with backoff")
 	}
-	updated, reason, message, result := claimstatus.Finished(pvc, x.size, c.now()), ReasonResizeSuccessful, "Resize volume succeeded", ResultFinished
+	updated, reason, message, result := statuspatch.Finished(pvc, x.size, c.now()), ReasonResizeSuccessful, "Resize volume succeeded", ResultFinished
 	if x.nodeStep {
-		updated, reason, message, result = claimstatus.NodePending(pvc, c.now()), ReasonFileSystemResizeRequired, "Require file system resize of volume on node", ResultNodePending
+		updated, reason, message, result = statuspatch.NodePending(pvc, c.now()), ReasonFileSystemResizeRequired, "Require file system resize of volume on node", ResultNodePending
 	}
 	pvc, err := c.patchClaim(ctx, key, pvc, updated)
 	if err != nil {
@@ -137,7 +137,7 @@ func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentV
 // size kubelet finished at, as the claim's capacity and allocated size
 // (resize.Settle): one write, no driver call.
 func (c *Controller) settle(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, size resource.Quantity) error {
-	if _, err := c.patchClaim(ctx, key, pvc, claimstatus.Settled(pvc, size)); err != nil {
+	if _, err := c.patchClaim(ctx, key, pvc, statuspatch.Settled(pvc, size)); err != nil {
 		what := fmt.Sprintf("%s: record the volume's size %s in the claim after kubelet finished", expanding(pv, size), size.String())
 		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, what, "retried with backoff")
 	}
@@ -149,7 +149,7 @@ func (c *Controller) settle(ctx context.Context, key string, pvc *v1.PersistentV
 // after kubelet found the recorded size infeasible (resize.NodeRetry): one
 // write, no driver call, as the volume already holds size.
 func (c *Controller) retryOnNode(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, size resource.Quantity) error {
-	pvc, err := c.patchClaim(ctx, key, pvc, claimstatus.NodeRetry(pvc, size, c.now()))
+	pvc, err := c.patchClaim(ctx, key, pvc, statuspatch.NodeRetry(pvc, size, c.now()))
 	if err != nil {
 		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, fmt.Sprintf("%s: hand the claim back to kubelet", expanding(pv, size)), "retried with backoff")
 	}
@@ -168,7 +168,7 @@ func (c *Controller) expandFailed(ctx context.Context, key string, pvc *v1.Persi
 	c.observe(class.String(), start)
 	c.warn(pvc, c.expandFailure(key, pvc, pv, target, cause, class))
 	if class.Final() {
-		failed := claimstatus.Failed(pvc, class == resize.Infeasible, expanding(pv, target)+": "+driverCause(cause), c.now())
+		failed := statuspatch.Failed(pvc, class == resize.Infeasible, expanding(pv, target)+": "+driverCause(cause), c.now())
 		if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
 			// Not recorded: forget the failure too, so that after the
 			// backoff the attempt is made again and its failure written,

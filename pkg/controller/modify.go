@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
@@ -45,14 +45,14 @@ func (c *Controller) modifyStateOf(key string, pvc *v1.PersistentVolumeClaim, pv
 		Driver:      c.Driver,
 		Spec:        ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""),
 		Current:     ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""),
-		Modifying:   claimstatus.Modifying(pvc),
+		Modifying:   statuspatch.Modifying(pvc),
 		LastFailure: c.memory.modifyFailure(idOf(key, pvc)),
 		Classes:     map[string]string{},
 	}
 	if r := pvc.Status.ModifyVolumeStatus; r != nil {
 		s.Recorded = &modify.Recorded{Target: r.TargetVolumeAttributesClassName, Status: r.Status}
 	}
-	if reason, at, ok := claimstatus.RecordedModifyError(pvc); ok {
+	if reason, at, ok := statuspatch.RecordedModifyError(pvc); ok {
 		s.ErrorCode, s.ErrorAt = reason, at
 		if reason == "" {
 			s.ErrorCode = modify.ReasonUncertain
@@ -75,14 +75,14 @@ func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.Persist
 	case modify.Modify:
 		return c.modify(ctx, key, pvc, pv, d)
 	case modify.Pend:
-		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, claimstatus.ModifyPending(pvc, d.Target), v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
+		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, statuspatch.ModifyPending(pvc, d.Target), v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
 	case modify.Refuse:
-		refused := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: d.Target, Infeasible: true, Reason: "InvalidArgument",
+		refused := statuspatch.ModifyFailed(pvc, statuspatch.ModifyFailure{Target: d.Target, Infeasible: true, Reason: "InvalidArgument",
 			Message: d.Reason}, c.refusedAt(pvc, d.Target))
 		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, refused, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
 	case modify.Cancel:
 		why := fmt.Sprintf("Canceled the modification to class %q: %s", d.Target, d.Reason)
-		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, claimstatus.ModifyCleared(pvc, c.now()), v1.EventTypeNormal, ReasonModifyCanceled, why)
+		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, statuspatch.ModifyCleared(pvc, c.now()), v1.EventTypeNormal, ReasonModifyCanceled, why)
 	case modify.Blocked:
 		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
 	}
@@ -95,7 +95,7 @@ func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.Persist
 func (c *Controller) refusedAt(pvc *v1.PersistentVolumeClaim, target string) metav1.Time {
 	if r := pvc.Status.ModifyVolumeStatus; r != nil && r.TargetVolumeAttributesClassName == target &&
 		r.Status == v1.PersistentVolumeClaimModifyVolumeInfeasible {
-		if _, at, ok := claimstatus.RecordedModifyError(pvc); ok && !at.IsZero() {
+		if _, at, ok := statuspatch.RecordedModifyError(pvc); ok && !at.IsZero() {
 			return metav1.NewTime(at)
 		}
 	}
@@ -152,7 +152,7 @@ func (c *Controller) applyClass(ctx context.Context, key string, pvc *v1.Persist
 		return nil, 0, err
 	}
 	if d.RecordIntent {
-		if pvc, err = c.patchClaim(ctx, key, pvc, claimstatus.ModifyIntent(pvc, d.Target, c.now())); err != nil {
+		if pvc, err = c.patchClaim(ctx, key, pvc, statuspatch.ModifyIntent(pvc, d.Target, c.now())); err != nil {
 			return nil, 0, c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, d.Target)+": record the intent in the claim", "retried with backoff; the driver is not called before")
 		}
 		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModify,
@@ -172,10 +172,10 @@ func (c *Controller) applyClass(ctx context.Context, key string, pvc *v1.Persist
 // so that a claim never says more than its volume, then the claim.
 func (c *Controller) recordModified(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, start time.Time) error {
 	again := fmt.Sprintf("retried with backoff, the writes only: the driver has applied class %q", target)
-	if _, err := c.patchVolume(ctx, pv, claimstatus.Classed(pv, target)); err != nil {
+	if _, err := c.patchVolume(ctx, pv, statuspatch.Classed(pv, target)); err != nil {
 		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": record the applied class in the PV", again)
 	}
-	pvc, err := c.patchClaim(ctx, key, pvc, claimstatus.Modified(pvc, target, c.now()))
+	pvc, err := c.patchClaim(ctx, key, pvc, statuspatch.Modified(pvc, target, c.now()))
 	if err != nil {
 		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": record the applied class in the claim", again)
 	}
@@ -195,7 +195,7 @@ func (c *Controller) modifyFailed(ctx context.Context, key string, pvc *v1.Persi
 	c.memory.setModifyFailure(idOf(key, pvc), modify.Failure{Class: class, Target: target, At: c.Clock.Now()})
 	c.observeModify(class.String(), start)
 	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, modifyFailure(pvc, pv, target, cause, class, c.RetryMax.String()))
-	failed := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: target, Infeasible: class == resize.Infeasible,
+	failed := statuspatch.ModifyFailed(pvc, statuspatch.ModifyFailure{Target: target, Infeasible: class == resize.Infeasible,
 		Uncertain: class == resize.Uncertain, Reason: modify.ReasonOf(err), Message: modifying(pv, target) + ": " + driverCause(cause)}, c.now())
 	if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
 		// Not recorded: forget the failure too, so that the attempt is made

@@ -25,7 +25,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
@@ -159,7 +159,7 @@ func (c *Controller) stateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.P
 		Capacity:      pvc.Status.Capacity[v1.ResourceStorage],
 		PVSize:        pv.Spec.Capacity[v1.ResourceStorage],
 		Status:        pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage],
-		ErrorRecorded: claimstatus.ErrorRecorded(pvc),
+		ErrorRecorded: statuspatch.ErrorRecorded(pvc),
 		LastFailure:   c.memory.failure(idOf(key, pvc)),
 		Recovery:      c.Recovery,
 	}

@@ -25,7 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/secrets"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
@@ -34,7 +34,7 @@ import (
 // patchClaim writes a claim's new status and remembers the result, which
 // is newer than the cache until the cache catches up.
 func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
-	out, err := claimstatus.PatchClaim(ctx, c.Client, old, updated)
+	out, err := statuspatch.PatchClaim(ctx, c.Client, old, updated)
 	if err == nil && out != old {
 		c.memory.wroteClaim(key, out)
 	}
@@ -43,7 +43,7 @@ func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v
 
 // patchVolume writes a PV's new capacity and remembers the result.
 func (c *Controller) patchVolume(ctx context.Context, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
-	out, err := claimstatus.PatchVolume(ctx, c.Client, old, updated)
+	out, err := statuspatch.PatchVolume(ctx, c.Client, old, updated)
 	if err == nil && out != old {
 		c.memory.wroteVolume(out)
 	}

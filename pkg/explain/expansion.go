@@ -24,7 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
@@ -41,17 +41,17 @@ type expansion struct {
 func (f *facts) expansion() Operation {
 	s := ResizeState(f.pvc, f.pv, f.settings.Recovery)
 	x := expansion{facts: f, s: s, d: resize.Decide(s, f.now, f.settings.retryMax())}
-	op := Operation{Operation: string(claimstate.Resize), State: StateNone, Decision: Decision{
+	op := Operation{Operation: string(unfinished.Resize), State: StateNone, Decision: Decision{
 		Action: x.d.Action.String(), Target: quantityOrEmpty(x.d.Target), Reason: x.d.Reason}}
 	if x.d.RetryAfter > 0 {
 		op.Decision.RetryAfter = x.d.RetryAfter.Round(time.Second).String()
 	}
-	entry, inState := claimstate.ResizeOf(slim.NewClaim(f.pvc), x.heldBack)
+	entry, inState := unfinished.ResizeOf(slim.NewClaim(f.pvc), x.heldBack)
 	f.settle(&op, entry, inState, x.step(entry.State, inState))
 	return op
 }
 
-// heldBack is claimstate.HeldBack as far as the API shows it: resize.Decide
+// heldBack is unfinished.HeldBack as far as the API shows it: resize.Decide
 // says expand, pods may have the claim mounted, and the resizer's newest
 // expansion event says that it holds the expansion back for them (whether
 // the driver expands offline only is not in the API).
@@ -66,22 +66,22 @@ func quantityOrEmpty(q resource.Quantity) string {
 	return q.String()
 }
 
-func (x expansion) step(state claimstate.State, inState bool) step {
+func (x expansion) step(state unfinished.State, inState bool) step {
 	if !inState {
 		return x.idle()
 	}
 	switch state {
-	case claimstate.ControllerInProgress:
+	case unfinished.ControllerInProgress:
 		return x.inProgress()
-	case claimstate.ControllerError:
+	case unfinished.ControllerError:
 		return x.failed()
-	case claimstate.ControllerInfeasible:
+	case unfinished.ControllerInfeasible:
 		return x.infeasible()
-	case claimstate.WaitingInUse:
+	case unfinished.WaitingInUse:
 		return x.waitingInUse()
-	case claimstate.NodePending:
+	case unfinished.NodePending:
 		return x.nodePending()
-	case claimstate.NodeInProgress:
+	case unfinished.NodeInProgress:
 		return step{summary: fmt.Sprintf("The volume is expanded to %s; kubelet is growing the file system on the node.", x.allocated()),
 			by: ByKubelet, next: "kubelet finishes the expansion and records the new capacity in the claim."}
 	}

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package explain tells an operator, in plain words, why a claim is where
-// it is: the state the resizer records (package claimstate, as the metric
+// it is: the state the resizer records (package unfinished, as the metric
 // csi_resizer_claims counts it), since when, who owns the next step, what
 // the resizer will do next and when (from the resizer's own decisions,
 // resize.Decide and modify.Decide, on the recorded state), and what the
@@ -35,7 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
@@ -102,9 +102,9 @@ func usersOf(pods []v1.Pod, namespace, name string) []string {
 	return names
 }
 
-// settle fills op from a step and the claimstate entry, and hands a step of
+// settle fills op from a step and the unfinished entry, and hands a step of
 // the resizer or its driver to nobody when no resizer runs.
-func (f *facts) settle(op *Operation, entry claimstate.Entry, inState bool, s step) {
+func (f *facts) settle(op *Operation, entry unfinished.Entry, inState bool, s step) {
 	if inState {
 		op.State = string(entry.State)
 		if !entry.Since.IsZero() {

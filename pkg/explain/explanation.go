@@ -164,7 +164,7 @@ const StateNone = "none"
 type Operation struct {
 	// Operation is "resize" or "modify".
 	Operation string `json:"operation"`
-	// State is the state package claimstate gives the claim, as the metric
+	// State is the state package unfinished gives the claim, as the metric
 	// csi_resizer_claims labels it, or StateNone.
 	State string `json:"state"`
 	// Since is when the claim entered State, from the transition time of

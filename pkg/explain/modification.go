@@ -22,8 +22,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
-	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
@@ -40,12 +40,12 @@ type modification struct {
 func (f *facts) modification() Operation {
 	s := ModifyState(f.driver, f.pvc, f.pv, f.classDrivers())
 	m := modification{facts: f, s: s, d: modify.Decide(s, f.now, f.settings.retryMax())}
-	op := Operation{Operation: string(claimstate.Modify), State: StateNone,
+	op := Operation{Operation: string(unfinished.Modify), State: StateNone,
 		Decision: Decision{Action: m.d.Action.String(), Target: m.d.Target, Reason: m.d.Reason}}
 	if m.d.RetryAfter > 0 {
 		op.Decision.RetryAfter = m.d.RetryAfter.Round(time.Second).String()
 	}
-	entry, inState := claimstate.ModifyOf(slim.NewClaim(f.pvc))
+	entry, inState := unfinished.ModifyOf(slim.NewClaim(f.pvc))
 	f.settle(&op, entry, inState, m.step())
 	return op
 }
@@ -117,7 +117,7 @@ func (m modification) refused() step {
 
 // waiting: an infeasible class waits for its slow retry.
 func (m modification) waiting() step {
-	_, at, _ := claimstatus.RecordedModifyError(m.pvc)
+	_, at, _ := statuspatch.RecordedModifyError(m.pvc)
 	return step{
 		summary: fmt.Sprintf("The driver refused class %q as infeasible: %s", m.d.Target, orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))),
 		by:      ByUser,
@@ -158,7 +158,7 @@ func (m modification) modifying() step {
 		return step{summary: fmt.Sprintf("The modification to class %q waited for the class, which exists now.", r.Target), by: ByResizer,
 			next: "The resizer starts the modification at once (it watches classes)."}
 	}
-	code, _, _ := claimstatus.RecordedModifyError(m.pvc)
+	code, _, _ := statuspatch.RecordedModifyError(m.pvc)
 	return step{summary: fmt.Sprintf("The driver's last answer to class %q was a final failure (%s): %s", r.Target, code,
 		orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), by: ByResizer,
 		next: fmt.Sprintf("The resizer tries again with backoff (up to --retry-interval-max %s), at the class the claim names then: %q now.",

@@ -22,7 +22,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
@@ -37,7 +37,7 @@ func ResizeState(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, recover
 		Capacity:      pvc.Status.Capacity[v1.ResourceStorage],
 		PVSize:        pv.Spec.Capacity[v1.ResourceStorage],
 		Status:        pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage],
-		ErrorRecorded: claimstatus.ErrorRecorded(pvc),
+		ErrorRecorded: statuspatch.ErrorRecorded(pvc),
 		Recovery:      recovery,
 	}
 	if a, ok := pvc.Status.AllocatedResources[v1.ResourceStorage]; ok {
@@ -55,13 +55,13 @@ func ModifyState(driver string, pvc *v1.PersistentVolumeClaim, pv *v1.Persistent
 		Driver:    driver,
 		Spec:      ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""),
 		Current:   ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""),
-		Modifying: claimstatus.Modifying(pvc),
+		Modifying: statuspatch.Modifying(pvc),
 		Classes:   map[string]string{},
 	}
 	if r := pvc.Status.ModifyVolumeStatus; r != nil {
 		s.Recorded = &modify.Recorded{Target: r.TargetVolumeAttributesClassName, Status: r.Status}
 	}
-	if reason, at, ok := claimstatus.RecordedModifyError(pvc); ok {
+	if reason, at, ok := statuspatch.RecordedModifyError(pvc); ok {
 		s.ErrorCode, s.ErrorAt = reason, at
 		if reason == "" {
 			s.ErrorCode = modify.ReasonUncertain

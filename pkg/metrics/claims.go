@@ -21,7 +21,7 @@ import (
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -46,7 +46,7 @@ type ClaimsConfig struct {
 	Leader Leadership
 	// HeldBack tells the claims whose expansion pods hold back; nil when
 	// in-use handling is off.
-	HeldBack claimstate.HeldBack
+	HeldBack unfinished.HeldBack
 	// Clock is the real clock when nil.
 	Clock clock.PassiveClock
 }
@@ -58,8 +58,8 @@ type claimsCollector struct {
 	k8smetrics.BaseStableCollector
 	ClaimsConfig
 	claims, oldest *k8smetrics.Desc
-	keys           []claimstate.Key
-	index          map[claimstate.Key]int
+	keys           []unfinished.Key
+	index          map[unfinished.Key]int
 }
 
 // RegisterClaims registers the claims-by-state metrics on registry.
@@ -80,8 +80,8 @@ func newClaimsCollector(cfg ClaimsConfig) *claimsCollector {
 		oldest: k8smetrics.NewDesc("csi_resizer_claim_oldest_seconds",
 			"Seconds since the oldest claim of each operation and state entered it, from the transition times its conditions record; 0 when no claim is in it or none records a time. Only the leader reports it.",
 			labels, nil, k8smetrics.ALPHA, ""),
-		keys:  claimstate.Known(),
-		index: map[claimstate.Key]int{},
+		keys:  unfinished.Known(),
+		index: map[unfinished.Key]int{},
 	}
 	for i, k := range c.keys {
 		c.index[k] = i
@@ -117,7 +117,7 @@ func (c *claimsCollector) CollectWithStability(ch chan<- k8smetrics.Metric) {
 func (c *claimsCollector) tally() tally {
 	t := newTally(len(c.keys))
 	var (
-		buf [2]claimstate.Entry
+		buf [2]unfinished.Entry
 		own owner
 	)
 	for _, obj := range c.Claims.List() {
@@ -125,7 +125,7 @@ func (c *claimsCollector) tally() tally {
 		if !ok {
 			continue
 		}
-		entries := claimstate.Append(buf[:0], claim, c.HeldBack)
+		entries := unfinished.Append(buf[:0], claim, c.HeldBack)
 		if len(entries) == 0 || !own.owned(claim, c.volume(claim.VolumeName), c.Driver) {
 			continue
 		}

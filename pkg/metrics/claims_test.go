@@ -197,7 +197,7 @@ const oldestHeader = `
 `
 
 // series renders one sample per state of metric, values in the order of
-// claimstate.Known.
+// unfinished.Known.
 func series(metric string, values ...string) string {
 	keys := [][2]string{
 		{"resize", "controller_in_progress"}, {"resize", "controller_error"}, {"resize", "controller_infeasible"},

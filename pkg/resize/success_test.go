@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 )
 
 // maxExtra bounds how much more than asked for the modelled driver
@@ -47,15 +47,15 @@ func checkSuccess(t *testing.T, s State, target resource.Quantity, extra int64, 
 		return // beyond what any decision compares
 	}
 	at := metav1.NewTime(t0)
-	pvc := claimstatus.Intent(claimOf(s), target, at)
+	pvc := statuspatch.Intent(claimOf(s), target, at)
 	pvSize := s.PVSize
 	if size.Cmp(pvSize) > 0 {
 		pvSize = size
 	}
 	if nodeStep {
-		pvc = claimstatus.NodePending(pvc, at)
+		pvc = statuspatch.NodePending(pvc, at)
 	} else {
-		pvc = claimstatus.Finished(pvc, size, at)
+		pvc = statuspatch.Finished(pvc, size, at)
 	}
 	after := stateOfClaim(pvc, pvSize, s.Recovery)
 	what := describe(s) + " expanded to " + target.String() + ", driver answered " + size.String()
@@ -132,7 +132,7 @@ func settleAfterKubelet(t *testing.T, what string, s State) State {
 		t.Errorf("%s, kubelet finished at %s: %s to %s (%s), want to settle at the volume's %s", what, s.Capacity.String(), d.Action, d.Target.String(), d.Reason, s.PVSize.String())
 		return s
 	}
-	return stateOfClaim(claimstatus.Settled(claimOf(s), d.Target), s.PVSize, s.Recovery)
+	return stateOfClaim(statuspatch.Settled(claimOf(s), d.Target), s.PVSize, s.Recovery)
 }
 
 // finishOnNode is kubelet's part: the claim's capacity becomes the
@@ -170,7 +170,7 @@ func stateOfClaim(pvc *v1.PersistentVolumeClaim, pvSize resource.Quantity, recov
 		Capacity:      pvc.Status.Capacity[v1.ResourceStorage],
 		PVSize:        pvSize,
 		Status:        pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage],
-		ErrorRecorded: claimstatus.ErrorRecorded(pvc),
+		ErrorRecorded: statuspatch.ErrorRecorded(pvc),
 		Recovery:      recovery,
 	}
 	if a, ok := pvc.Status.AllocatedResources[v1.ResourceStorage]; ok {

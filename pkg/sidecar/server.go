@@ -26,7 +26,7 @@ import (
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	resizemetrics "github.com/csi-resizer/csi-resizer/pkg/metrics"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
@@ -79,7 +79,7 @@ func (s *server) registerClaims(registry k8smetrics.KubeRegistry, d *driver) {
 }
 
 // claimsHeldBack is the controller's own answer, when it watches pods.
-func claimsHeldBack(ctrl *resizeController) claimstate.HeldBack {
+func claimsHeldBack(ctrl *resizeController) unfinished.HeldBack {
 	if ctrl.informers.tracker == nil {
 		return nil
 	}

@@ -23,7 +23,7 @@ limitations under the License.
 // Each projection turns back into a v1 object holding the kept fields, so
 // the code that decides and writes works on the API types. Maps of
 // resources keep only the storage entry: patches built from such an object
-// must touch keys one by one (see claimstatus), never replace a whole map
+// must touch keys one by one (see statuspatch), never replace a whole map
 // or list the projection does not keep whole.
 //
 // Meta, the identity every projection carries, also serves the pod

@@ -33,7 +33,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -67,7 +67,7 @@ const (
 type nodeState struct {
 	Status v1.ClaimResourceStatus
 	// State is what csi_resizer_claims counts it as.
-	State claimstate.State
+	State unfinished.State
 	// Condition is the condition the claim carries in it: the resizer's
 	// FileSystemResizePending when it hands the volume over (kubelet
 	// keeps it while it grows the file system), kubelet's NodeResizeError
@@ -77,9 +77,9 @@ type nodeState struct {
 
 // nodeStates are the states the claims in a state take in turn.
 var nodeStates = []nodeState{
-	{v1.PersistentVolumeClaimNodeResizePending, claimstate.NodePending, v1.PersistentVolumeClaimFileSystemResizePending},
-	{v1.PersistentVolumeClaimNodeResizeInProgress, claimstate.NodeInProgress, v1.PersistentVolumeClaimFileSystemResizePending},
-	{v1.PersistentVolumeClaimNodeResizeInfeasible, claimstate.NodeInfeasible, v1.PersistentVolumeClaimNodeResizeError},
+	{v1.PersistentVolumeClaimNodeResizePending, unfinished.NodePending, v1.PersistentVolumeClaimFileSystemResizePending},
+	{v1.PersistentVolumeClaimNodeResizeInProgress, unfinished.NodeInProgress, v1.PersistentVolumeClaimFileSystemResizePending},
+	{v1.PersistentVolumeClaimNodeResizeInfeasible, unfinished.NodeInfeasible, v1.PersistentVolumeClaimNodeResizeError},
 }
 
 // stateOf returns the state the i-th claim is put in; false for the nine
@@ -92,8 +92,8 @@ func stateOf(i int) (nodeState, bool) {
 }
 
 // expectedStates counts the claims 0 to n-1 by the state they are put in.
-func expectedStates(n int) map[claimstate.State]int {
-	want := map[claimstate.State]int{}
+func expectedStates(n int) map[unfinished.State]int {
+	want := map[unfinished.State]int{}
 	for i := range n {
 		if st, ok := stateOf(i); ok {
 			want[st.State]++
@@ -244,7 +244,7 @@ func measureScrape(ctx context.Context, r *rig, cfg *config, n int) (scrapeRow, 
 // checkClaims scrapes once and checks csi_resizer_claims against want: a
 // measurement of a collector that counted nothing would be of nothing. It
 // returns the number of series.
-func (r *rig) checkClaims(ctx context.Context, want map[claimstate.State]int) (int, error) {
+func (r *rig) checkClaims(ctx context.Context, want map[unfinished.State]int) (int, error) {
 	_, _, text, err := r.scrape(ctx)
 	if err != nil {
 		return 0, err
@@ -345,7 +345,7 @@ func decode(body []byte, encoding string) ([]byte, error) {
 // checkCounts checks the csi_resizer_claims samples: all of driver, each
 // resize state at its count in want, every other state at 0, so their sum
 // is the number of claims put in a state.
-func checkCounts(samples []sample, driver string, want map[claimstate.State]int) error {
+func checkCounts(samples []sample, driver string, want map[unfinished.State]int) error {
 	if len(samples) == 0 {
 		return fmt.Errorf("no %s in /metrics: the collector reports nothing", claimsMetric)
 	}
@@ -371,10 +371,10 @@ func checkCounts(samples []sample, driver string, want map[claimstate.State]int)
 }
 
 // resizeCounts keys want as the series' operation/state.
-func resizeCounts(want map[claimstate.State]int) map[string]int {
+func resizeCounts(want map[unfinished.State]int) map[string]int {
 	out := map[string]int{}
 	for st, n := range want {
-		out[string(claimstate.Resize)+"/"+string(st)] = n
+		out[string(unfinished.Resize)+"/"+string(st)] = n
 	}
 	return out
 }
@@ -394,7 +394,7 @@ func describeCounts(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func total(counts map[claimstate.State]int) int {
+func total(counts map[unfinished.State]int) int {
 	n := 0
 	for _, c := range counts {
 		n += c

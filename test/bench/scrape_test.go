@@ -28,13 +28,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstate"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 func TestStateOfRotatesOneInTen(t *testing.T) {
-	for i, want := range map[int]claimstate.State{0: claimstate.NodePending, 10: claimstate.NodeInProgress, 20: claimstate.NodeInfeasible, 30: claimstate.NodePending} {
+	for i, want := range map[int]unfinished.State{0: unfinished.NodePending, 10: unfinished.NodeInProgress, 20: unfinished.NodeInfeasible, 30: unfinished.NodePending} {
 		if st, ok := stateOf(i); !ok || st.State != want {
 			t.Errorf("stateOf(%d) = %v, %v; want %s", i, st.State, ok, want)
 		}
@@ -46,11 +46,11 @@ func TestStateOfRotatesOneInTen(t *testing.T) {
 	}
 	tests := []struct {
 		n    int
-		want map[claimstate.State]int
+		want map[unfinished.State]int
 	}{
-		{n: 10000, want: map[claimstate.State]int{claimstate.NodePending: 334, claimstate.NodeInProgress: 333, claimstate.NodeInfeasible: 333}},
-		{n: 50000, want: map[claimstate.State]int{claimstate.NodePending: 1667, claimstate.NodeInProgress: 1667, claimstate.NodeInfeasible: 1666}},
-		{n: 1, want: map[claimstate.State]int{claimstate.NodePending: 1}},
+		{n: 10000, want: map[unfinished.State]int{unfinished.NodePending: 334, unfinished.NodeInProgress: 333, unfinished.NodeInfeasible: 333}},
+		{n: 50000, want: map[unfinished.State]int{unfinished.NodePending: 1667, unfinished.NodeInProgress: 1667, unfinished.NodeInfeasible: 1666}},
+		{n: 1, want: map[unfinished.State]int{unfinished.NodePending: 1}},
 	}
 	for _, tc := range tests {
 		if got := expectedStates(tc.n); !maps.Equal(got, tc.want) {
@@ -85,8 +85,8 @@ func TestSetNodeStateIsCountedAndLeftAlone(t *testing.T) {
 		t.Run(string(st.State), func(t *testing.T) {
 			pvc := boundAt(scrapeGrown)
 			setNodeState(pvc, st, since)
-			entries := claimstate.Of(slim.NewClaim(pvc), nil)
-			if len(entries) != 1 || entries[0].Key != (claimstate.Key{Operation: claimstate.Resize, State: st.State}) {
+			entries := unfinished.Of(slim.NewClaim(pvc), nil)
+			if len(entries) != 1 || entries[0].Key != (unfinished.Key{Operation: unfinished.Resize, State: st.State}) {
 				t.Fatalf("entries = %+v, want one in resize/%s", entries, st.State)
 			}
 			if !entries[0].Since.Equal(since) {

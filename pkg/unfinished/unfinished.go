@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package claimstate names the state a claim is in, for the people who run
+// Package unfinished names the state a claim is in, for the people who run
 // the resizer: which operation is unfinished (resize, modify), at which
 // step, and since when. It reads only what the claim's status records (the
 // slim projection the informer cache keeps), does no I/O, and so answers the
@@ -23,7 +23,7 @@ limitations under the License.
 //
 // Whether the claim belongs to this resizer is not its question: callers
 // check ownership first (package ownership).
-package claimstate
+package unfinished
 
 import (
 	"time"

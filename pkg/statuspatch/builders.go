@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package claimstatus builds the status a claim and its volume should carry
+// Package statuspatch builds the status a claim and its volume should carry
 // at each step of a resize, and writes the difference as a patch. The
 // builders are pure: they return changed copies and never touch the input.
-package claimstatus
+package statuspatch
 
 import (
 	v1 "k8s.io/api/core/v1"
