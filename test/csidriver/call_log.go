@@ -119,30 +119,31 @@ func OpenCallLog(path string) (*CallLog, error) {
 
 // Record appends an expand call as one line.
 func (l *CallLog) Record(call ExpandCall) {
-	c := LoggedCall{
-		Driver: l.driver, Seq: call.Seq, Method: MethodExpand, Pid: call.Pid,
-		VolumeID: call.VolumeID, RequiredBytes: call.RequiredBytes,
-		Start: call.Start, End: call.End, Deadline: call.Deadline, CallerGone: call.CallerGone,
-		CapacityBytes: call.CapacityBytes, NodeExpansionRequired: call.NodeExpansionRequired,
-	}
-	if !call.End.IsZero() {
-		c.Code = call.Code.String()
-	}
+	c := l.controllerLine(MethodExpand, call.ControllerCall)
+	c.RequiredBytes = call.RequiredBytes
+	c.CapacityBytes, c.NodeExpansionRequired = call.CapacityBytes, call.NodeExpansionRequired
 	l.write(c)
 }
 
 // RecordModify appends a modify call as one line, with its parameters and
 // without its secrets.
 func (l *CallLog) RecordModify(call ModifyCall) {
+	c := l.controllerLine(MethodModify, call.ControllerCall)
+	c.Parameters = call.MutableParameters
+	l.write(c)
+}
+
+// controllerLine is the line of a call of a controller method, without
+// what is the method's own and without the secrets.
+func (l *CallLog) controllerLine(method string, call ControllerCall) LoggedCall {
 	c := LoggedCall{
-		Driver: l.driver, Seq: call.Seq, Method: MethodModify, Pid: call.Pid,
-		VolumeID: call.VolumeID, Parameters: call.MutableParameters,
+		Driver: l.driver, Seq: call.Seq, Method: method, Pid: call.Pid, VolumeID: call.VolumeID,
 		Start: call.Start, End: call.End, Deadline: call.Deadline, CallerGone: call.CallerGone,
 	}
 	if !call.End.IsZero() {
 		c.Code = call.Code.String()
 	}
-	l.write(c)
+	return c
 }
 
 // RecordNode appends a node call as one line.

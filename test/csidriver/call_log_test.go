@@ -28,11 +28,7 @@ import (
 )
 
 func TestCallLog(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "calls.jsonl")
-	log, err := OpenCallLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, log := openCallLog(t)
 	d, c := dial(t, Config{OnExpandCall: log.Record})
 	ctx := testContext(t)
 	req := expandRequest("vol-1", 10)
@@ -50,10 +46,7 @@ func TestCallLog(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	calls, err := ReadCallLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	calls := readCallLog(t, path)
 	if len(calls) != 3 {
 		t.Fatalf("got %d calls, want 3: %+v", len(calls), calls)
 	}
@@ -114,14 +107,8 @@ func TestReadCallLogMergesLines(t *testing.T) {
 				}
 				data = append(append(data, line...), '\n')
 			}
-			path := filepath.Join(t.TempDir(), "calls.jsonl")
-			if err := os.WriteFile(path, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			calls, err := ReadCallLog(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			path := writeCallLog(t, data)
+			calls := readCallLog(t, path)
 			if len(calls) != 1 || !calls[0].End.Equal(tc.want.End) || !calls[0].CallerGone.Equal(tc.want.CallerGone) || calls[0].Code != tc.want.Code {
 				t.Errorf("ReadCallLog = %+v, want %+v", calls, tc.want)
 			}
@@ -130,11 +117,7 @@ func TestReadCallLogMergesLines(t *testing.T) {
 }
 
 func TestCallLogModifyCalls(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "calls.jsonl")
-	log, err := OpenCallLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, log := openCallLog(t)
 	d, c := dial(t, Config{OnExpandCall: log.Record, OnModifyCall: log.RecordModify})
 	ctx := testContext(t)
 	req := modifyRequest("vol-1", map[string]string{"iops": "3000"})
@@ -151,10 +134,7 @@ func TestCallLogModifyCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	calls, err := ReadCallLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	calls := readCallLog(t, path)
 	want := []struct {
 		method, volume, code, param string
 		required                    int64
@@ -199,14 +179,8 @@ func TestReadCallLogMethods(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "calls.jsonl")
-			if err := os.WriteFile(path, []byte(tc.line+"\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			calls, err := ReadCallLog(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			path := writeCallLog(t, []byte(tc.line+"\n"))
+			calls := readCallLog(t, path)
 			if len(calls) != 1 || calls[0].Method != tc.want || calls[0].VolumeID != "v" {
 				t.Errorf("ReadCallLog = %+v, want one %s call", calls, tc.want)
 			}
@@ -215,11 +189,7 @@ func TestReadCallLogMethods(t *testing.T) {
 }
 
 func TestCallLogNodeCalls(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "calls.jsonl")
-	log, err := OpenCallLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, log := openCallLog(t)
 	d, c := dial(t, Config{ControllerExpand: true, NodeExpand: true, OnExpandCall: log.Record, OnNodeCall: log.RecordNode})
 	d.AddVolume("vol-1", 100)
 	p := newNodePaths(t)
@@ -237,10 +207,7 @@ func TestCallLogNodeCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	calls, err := ReadCallLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	calls := readCallLog(t, path)
 	want := []struct {
 		method, path, code string
 		required, capacity int64
@@ -262,4 +229,35 @@ func TestCallLogNodeCalls(t *testing.T) {
 			t.Errorf("call %d = %+v, want %+v", i, got, w)
 		}
 	}
+}
+
+// openCallLog opens a call log in a temporary directory.
+func openCallLog(t *testing.T) (string, *CallLog) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "calls.jsonl")
+	log, err := OpenCallLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, log
+}
+
+// writeCallLog writes a call log of data in a temporary directory.
+func writeCallLog(t *testing.T, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "calls.jsonl")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// readCallLog reads the call log at path, failing t on an error.
+func readCallLog(t *testing.T, path string) []LoggedCall {
+	t.Helper()
+	calls, err := ReadCallLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return calls
 }

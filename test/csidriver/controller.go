@@ -52,27 +52,11 @@ func (d *Driver) ControllerGetCapabilities(context.Context, *csi.ControllerGetCa
 // Config.AllocationUnit), or the volume's size when that is larger, and
 // node_expansion_required from the Config.
 func (d *Driver) ControllerExpandVolume(ctx context.Context, req *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, error) {
-	i, hook := d.beginCall(ctx, req)
-	stop := watchCaller(ctx, func() { d.callerGone(i) })
-	resp, err := d.expand(ctx, req, hook)
-	stop()
-	d.endCall(i, resp, err)
-	return resp, err
+	return d.expand.serve(d, ctx, req, d.expandVolume)
 }
 
-func (d *Driver) expand(ctx context.Context, req *csi.ControllerExpandVolumeRequest, hook ExpandHook) (*csi.ControllerExpandVolumeResponse, error) {
-	if hook != nil {
-		if resp, handled, err := hook(ctx, req); handled {
-			return resp, err
-		}
-	}
-	d.mu.Lock()
-	f := d.takeExpandFaults(req.GetVolumeId())
-	d.mu.Unlock()
-	if err := f.suffer(ctx); err != nil {
-		return nil, err
-	}
-
+// expandVolume grows the volume of a call that no fault failed.
+func (d *Driver) expandVolume(req *csi.ControllerExpandVolumeRequest, f callFaults) (*csi.ControllerExpandVolumeResponse, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	id := req.GetVolumeId()

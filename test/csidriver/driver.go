@@ -122,8 +122,8 @@ type Driver struct {
 	volumes       map[string]int64             // volume ID -> size in bytes
 	parameters    map[string]map[string]string // volume ID -> applied mutable parameters
 	seq           int                          // calls recorded so far
-	calls         []ExpandCall
-	modifyCalls   []ModifyCall
+	expand        expandOp
+	modify        modifyOp
 	nodeCalls     []NodeCall
 	node          map[string]NodeVolume // volume ID -> what the node side did with it
 	script        script
@@ -155,6 +155,8 @@ func Serve(socketPath string, cfg Config) (*Driver, error) {
 		node:          st.Node,
 		inFlight:      map[string]int{},
 		maxConcurrent: map[string]int{},
+		expand:        expandOp{method: csi.Controller_ControllerExpandVolume_FullMethodName, observer: cfg.OnExpandCall},
+		modify:        modifyOp{method: csi.Controller_ControllerModifyVolume_FullMethodName, observer: cfg.OnModifyCall},
 	}
 	// The peer credentials tell which process made each call (ExpandCall.Pid).
 	d.server = grpc.NewServer(grpc.Creds(peerCredentials{}), grpc.UnaryInterceptor(d.intercept))

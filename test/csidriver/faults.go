@@ -27,31 +27,41 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// ExpandHook lets a test answer ControllerExpandVolume itself. It runs before
-// every other fault. When handled is false the driver goes on as usual and
-// resp and err are ignored.
-type ExpandHook func(ctx context.Context, req *csi.ControllerExpandVolumeRequest) (resp *csi.ControllerExpandVolumeResponse, handled bool, err error)
+// ControllerHook lets a test answer a controller call itself. It runs
+// before every other fault. When handled is false the driver goes on as
+// usual and resp and err are ignored.
+type ControllerHook[Req, Resp any] func(ctx context.Context, req Req) (resp Resp, handled bool, err error)
 
-// ModifyHook lets a test answer ControllerModifyVolume itself, as ExpandHook
-// does for ControllerExpandVolume.
-type ModifyHook func(ctx context.Context, req *csi.ControllerModifyVolumeRequest) (resp *csi.ControllerModifyVolumeResponse, handled bool, err error)
+// ExpandHook lets a test answer ControllerExpandVolume itself.
+type ExpandHook = ControllerHook[*csi.ControllerExpandVolumeRequest, *csi.ControllerExpandVolumeResponse]
 
-// faults are the misbehaviours armed at run time. They are guarded by Driver.mu.
+// ModifyHook lets a test answer ControllerModifyVolume itself.
+type ModifyHook = ControllerHook[*csi.ControllerModifyVolumeRequest, *csi.ControllerModifyVolumeResponse]
+
+// faults are the misbehaviours armed at run time on other methods than
+// the controller ones, which keep theirs in their controllerOp. They are
+// guarded by Driver.mu.
 type faults struct {
-	calls    map[string]*errorFault // gRPC method name -> fault
-	expand   errorFault
-	delay    time.Duration
-	capacity *int64
-	hook     ExpandHook
-	hold     *gate
-
-	modify      errorFault
-	modifyDelay time.Duration
-	modifyHook  ModifyHook
-	modifyHold  *gate
+	calls map[string]*errorFault // gRPC method name -> fault
 
 	nodeExpandDelay time.Duration
 	nodeExpandHold  *gate
+}
+
+// opFaults are the faults armed on one controller method.
+type opFaults[Req, Resp any] struct {
+	fail  errorFault
+	delay time.Duration
+	hook  ControllerHook[Req, Resp]
+	hold  *gate
+	// capacity, when set, is the capacity_bytes of every successful
+	// answer (ControllerExpandVolume only).
+	capacity *int64
+}
+
+// take returns the faults of one call. d.mu must be held.
+func (f *opFaults[Req, Resp]) take() callFaults {
+	return callFaults{delay: f.delay, hold: f.hold, err: f.fail.take(), capacity: f.capacity}
 }
 
 // errorFault fails the next n calls with code; n < 0 fails every call.
@@ -85,17 +95,20 @@ func (g *gate) open() {
 // (after any delay or hold); times < 0 fails every call until ResetFaults.
 // codes.OK or times == 0 disarms the fault.
 func (d *Driver) FailExpand(code codes.Code, times int) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.faults.expand = errorFault{code: code, n: times}
+	d.locked(func() { d.expand.faults.fail = errorFault{code: code, n: times} })
 }
 
 // FailModify makes the next times ControllerModifyVolume calls fail with code
 // (after any delay or hold), as FailExpand does for ControllerExpandVolume.
 func (d *Driver) FailModify(code codes.Code, times int) {
+	d.locked(func() { d.modify.faults.fail = errorFault{code: code, n: times} })
+}
+
+// locked runs f with d.mu held.
+func (d *Driver) locked(f func()) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.faults.modify = errorFault{code: code, n: times}
+	f()
 }
 
 // FailCall makes the next times calls of method (a full gRPC method name such
@@ -139,39 +152,29 @@ func (d *Driver) takeCallFault(method string, req any) callFaults {
 // longer than the caller's timeout makes a call that hangs until the caller
 // gives up. Zero removes the delay.
 func (d *Driver) SetExpandDelay(delay time.Duration) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.faults.delay = delay
-}
-
-// SetExpandCapacity makes every successful ControllerExpandVolume answer
-// capacity_bytes = capacity (0, too small or huge) instead of the real size.
-func (d *Driver) SetExpandCapacity(capacity int64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.faults.capacity = &capacity
-}
-
-// SetExpandHook installs hook for ControllerExpandVolume; nil removes it.
-func (d *Driver) SetExpandHook(hook ExpandHook) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.faults.hook = hook
+	d.locked(func() { d.expand.faults.delay = delay })
 }
 
 // SetModifyDelay makes every ControllerModifyVolume call wait delay before it
 // answers, as SetExpandDelay does for ControllerExpandVolume.
 func (d *Driver) SetModifyDelay(delay time.Duration) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.faults.modifyDelay = delay
+	d.locked(func() { d.modify.faults.delay = delay })
+}
+
+// SetExpandCapacity makes every successful ControllerExpandVolume answer
+// capacity_bytes = capacity (0, too small or huge) instead of the real size.
+func (d *Driver) SetExpandCapacity(capacity int64) {
+	d.locked(func() { d.expand.faults.capacity = &capacity })
+}
+
+// SetExpandHook installs hook for ControllerExpandVolume; nil removes it.
+func (d *Driver) SetExpandHook(hook ExpandHook) {
+	d.locked(func() { d.expand.faults.hook = hook })
 }
 
 // SetModifyHook installs hook for ControllerModifyVolume; nil removes it.
 func (d *Driver) SetModifyHook(hook ModifyHook) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.faults.modifyHook = hook
+	d.locked(func() { d.modify.faults.hook = hook })
 }
 
 // HoldExpand makes every ControllerExpandVolume call that starts from now on
@@ -179,28 +182,26 @@ func (d *Driver) SetModifyHook(hook ModifyHook) {
 // calls in flight for as long as it needs them there. release may be called
 // more than once.
 func (d *Driver) HoldExpand() (release func()) {
-	return d.holdOn(func(f *faults) **gate { return &f.hold })
+	return d.holdOn(&d.expand.faults.hold)
 }
 
 // HoldModify holds ControllerModifyVolume calls as HoldExpand holds
 // ControllerExpandVolume calls.
 func (d *Driver) HoldModify() (release func()) {
-	return d.holdOn(func(f *faults) **gate { return &f.modifyHold })
+	return d.holdOn(&d.modify.faults.hold)
 }
 
-// holdOn arms a new gate in the slot of d.faults that slot returns.
-func (d *Driver) holdOn(slot func(*faults) **gate) (release func()) {
+// holdOn arms a new gate in slot, a field of the faults guarded by d.mu.
+func (d *Driver) holdOn(slot **gate) (release func()) {
 	g := &gate{ch: make(chan struct{})}
-	d.mu.Lock()
-	*slot(&d.faults) = g
-	d.mu.Unlock()
+	d.locked(func() { *slot = g })
 	return func() {
 		g.open()
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if s := slot(&d.faults); *s == g {
-			*s = nil
-		}
+		d.locked(func() {
+			if *slot == g {
+				*slot = nil
+			}
+		})
 	}
 }
 
@@ -210,10 +211,10 @@ func (d *Driver) holdOn(slot func(*faults) **gate) (release func()) {
 func (d *Driver) ResetFaults() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, g := range []*gate{d.faults.hold, d.faults.modifyHold, d.faults.nodeExpandHold} {
-		if g != nil {
-			g.open()
-		}
+	d.expand.resetFaultsLocked()
+	d.modify.resetFaultsLocked()
+	if d.faults.nodeExpandHold != nil {
+		d.faults.nodeExpandHold.open()
 	}
 	d.faults = faults{}
 	d.script.answers = nil
@@ -227,20 +228,6 @@ type callFaults struct {
 	hold     *gate
 	err      error
 	capacity *int64 // expand only
-}
-
-// takeExpandFaults returns the faults of a ControllerExpandVolume call of
-// volumeID. d.mu must be held.
-func (d *Driver) takeExpandFaults(volumeID string) callFaults {
-	f := callFaults{delay: d.faults.delay, hold: d.faults.hold, err: d.faults.expand.take(), capacity: d.faults.capacity}
-	return d.withScriptLocked(f, csi.Controller_ControllerExpandVolume_FullMethodName, volumeID)
-}
-
-// takeModifyFaults returns the faults of a ControllerModifyVolume call of
-// volumeID. d.mu must be held.
-func (d *Driver) takeModifyFaults(volumeID string) callFaults {
-	f := callFaults{delay: d.faults.modifyDelay, hold: d.faults.modifyHold, err: d.faults.modify.take()}
-	return d.withScriptLocked(f, csi.Controller_ControllerModifyVolume_FullMethodName, volumeID)
 }
 
 // withScriptLocked adds to f, unless it already fails the call, the

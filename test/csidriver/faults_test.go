@@ -56,7 +56,7 @@ func TestFailExpand(t *testing.T) {
 	}
 }
 
-func TestSetExpandDelay(t *testing.T) {
+func TestSetDelay(t *testing.T) {
 	tests := []struct {
 		name     string
 		delay    time.Duration
@@ -69,31 +69,36 @@ func TestSetExpandDelay(t *testing.T) {
 		// request was sent, and the driver saw no call.
 		{name: "hang outlives the caller", delay: time.Hour, timeout: time.Second, wantCode: codes.DeadlineExceeded},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			d, c := dial(t, Config{})
-			d.SetExpandDelay(tc.delay)
-			start := time.Now()
-			ctx, cancel := context.WithTimeout(t.Context(), tc.timeout)
-			defer cancel()
-			_, err := c.controller.ControllerExpandVolume(ctx, expandRequest("vol-1", 10))
-			elapsed := time.Since(start)
-			if status.Code(err) != tc.wantCode {
-				t.Fatalf("error = %v, want code %v", err, tc.wantCode)
-			}
-			if elapsed < min(tc.delay, tc.timeout) || elapsed > testTimeout {
-				t.Errorf("call took %v, want about %v", elapsed, min(tc.delay, tc.timeout))
-			}
-			// The driver side ends too, instead of sleeping on.
-			waitFor(t, "the driver to end the call", func() bool {
-				calls := d.Calls()
-				return len(calls) == 1 && !calls[0].End.IsZero()
+	for _, m := range controllerMethods {
+		for _, tc := range tests {
+			t.Run(m.name+"/"+tc.name, func(t *testing.T) {
+				d, c := dial(t, Config{})
+				m.delay(d, tc.delay)
+				start := time.Now()
+				ctx, cancel := context.WithTimeout(t.Context(), tc.timeout)
+				defer cancel()
+				err := m.call(ctx, c, "vol-1")
+				elapsed := time.Since(start)
+				if status.Code(err) != tc.wantCode {
+					t.Fatalf("error = %v, want code %v", err, tc.wantCode)
+				}
+				if elapsed < min(tc.delay, tc.timeout) || elapsed > testTimeout {
+					t.Errorf("call took %v, want about %v", elapsed, min(tc.delay, tc.timeout))
+				}
+				// The driver side ends too, instead of sleeping on.
+				waitFor(t, "the driver to end the call", func() bool {
+					calls := m.recorded(d)
+					return len(calls) == 1 && !calls[0].End.IsZero() && d.InFlight("vol-1") == 0
+				})
+				// The driver sees either its own deadline or the caller's cancellation first.
+				if got := m.recorded(d)[0].Code; got != tc.wantCode && (tc.wantCode != codes.DeadlineExceeded || got != codes.Canceled) {
+					t.Errorf("driver recorded code %v, want %v", got, tc.wantCode)
+				}
+				if changed := m.changed(d, "vol-1"); changed != (tc.wantCode == codes.OK) {
+					t.Errorf("volume changed = %v after a call that answered %v", changed, tc.wantCode)
+				}
 			})
-			// The driver sees either its own deadline or the caller's cancellation first.
-			if got := d.Calls()[0].Code; got != tc.wantCode && (tc.wantCode != codes.DeadlineExceeded || got != codes.Canceled) {
-				t.Errorf("driver recorded code %v, want %v", got, tc.wantCode)
-			}
-		})
+		}
 	}
 }
 
@@ -165,7 +170,7 @@ func TestSetExpandHook(t *testing.T) {
 	}
 }
 
-func TestHoldExpand(t *testing.T) {
+func TestHold(t *testing.T) {
 	tests := []struct {
 		name     string
 		end      func(d *Driver, release func(), cancel context.CancelFunc)
@@ -177,42 +182,45 @@ func TestHoldExpand(t *testing.T) {
 		{name: "reset faults", end: func(d *Driver, _ func(), _ context.CancelFunc) { d.ResetFaults() }},
 		{name: "caller gives up", end: func(_ *Driver, _ func(), cancel context.CancelFunc) { cancel() }, wantCode: codes.Canceled, stillHeld: true},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			d, c := dial(t, Config{})
-			release := d.HoldExpand()
-			defer release()
-			ctx, cancel := context.WithCancel(testContext(t))
-			defer cancel()
-			errc := make(chan error, 1)
-			go func() {
-				_, err := c.controller.ControllerExpandVolume(ctx, expandRequest("vol-1", 10))
-				errc <- err
-			}()
-			waitFor(t, "the call to be held", func() bool { return d.InFlight("vol-1") == 1 })
-			select {
-			case err := <-errc:
-				t.Fatalf("held call returned early: %v", err)
-			default:
-			}
-			tc.end(d, release, cancel)
-			select {
-			case err := <-errc:
-				if status.Code(err) != tc.wantCode {
-					t.Errorf("error = %v, want code %v", err, tc.wantCode)
+	for _, m := range controllerMethods {
+		for _, tc := range tests {
+			t.Run(m.name+"/"+tc.name, func(t *testing.T) {
+				d, c := dial(t, Config{})
+				release := m.hold(d)
+				defer release()
+				ctx, cancel := context.WithCancel(testContext(t))
+				defer cancel()
+				errc := make(chan error, 1)
+				go func() { errc <- m.call(ctx, c, "vol-1") }()
+				waitFor(t, "the call to be held", func() bool { return d.InFlight("vol-1") == 1 })
+				// The other method's calls are not held.
+				if err := m.other().call(testContext(t), c, "vol-2"); err != nil {
+					t.Errorf("%s call during a %s hold: %v", m.other().name, m.name, err)
 				}
-			case <-time.After(testTimeout):
-				t.Fatal("held call did not return")
-			}
-			if tc.stillHeld {
-				waitFor(t, "the driver to end the call", func() bool { return d.InFlight("vol-1") == 0 })
-				return
-			}
-			// New calls are no longer held.
-			if _, err := c.controller.ControllerExpandVolume(testContext(t), expandRequest("vol-1", 10)); err != nil {
-				t.Errorf("call after the hold: %v", err)
-			}
-		})
+				select {
+				case err := <-errc:
+					t.Fatalf("held call returned early: %v", err)
+				default:
+				}
+				tc.end(d, release, cancel)
+				select {
+				case err := <-errc:
+					if status.Code(err) != tc.wantCode {
+						t.Errorf("error = %v, want code %v", err, tc.wantCode)
+					}
+				case <-time.After(testTimeout):
+					t.Fatal("held call did not return")
+				}
+				if tc.stillHeld {
+					waitFor(t, "the driver to end the call", func() bool { return d.InFlight("vol-1") == 0 })
+					return
+				}
+				// New calls are no longer held.
+				if err := m.call(testContext(t), c, "vol-1"); err != nil {
+					t.Errorf("call after the hold: %v", err)
+				}
+			})
+		}
 	}
 }
 
@@ -310,95 +318,6 @@ func TestModifyFaults(t *testing.T) {
 			}
 			if n := len(d.ModifyCalls()); n != tc.wantRecorded {
 				t.Errorf("%d calls recorded, want %d", n, tc.wantRecorded)
-			}
-		})
-	}
-}
-
-func TestSetModifyDelay(t *testing.T) {
-	tests := []struct {
-		name     string
-		delay    time.Duration
-		timeout  time.Duration
-		wantCode codes.Code
-	}{
-		{name: "short delay", delay: 20 * time.Millisecond, timeout: testTimeout, wantCode: codes.OK},
-		// The caller's deadline leaves the call time to reach the driver on
-		// a loaded machine: with 50 ms it sometimes expired before the
-		// request was sent, and the driver saw no call.
-		{name: "hang outlives the caller", delay: time.Hour, timeout: time.Second, wantCode: codes.DeadlineExceeded},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			d, c := dial(t, Config{})
-			d.SetModifyDelay(tc.delay)
-			start := time.Now()
-			ctx, cancel := context.WithTimeout(t.Context(), tc.timeout)
-			defer cancel()
-			_, err := c.controller.ControllerModifyVolume(ctx, modifyRequest("vol-1", nil))
-			elapsed := time.Since(start)
-			if status.Code(err) != tc.wantCode {
-				t.Fatalf("error = %v, want code %v", err, tc.wantCode)
-			}
-			if elapsed < min(tc.delay, tc.timeout) || elapsed > testTimeout {
-				t.Errorf("call took %v, want about %v", elapsed, min(tc.delay, tc.timeout))
-			}
-			waitFor(t, "the driver to end the call", func() bool { return d.InFlight("vol-1") == 0 })
-			if _, known := d.VolumeParameters("vol-1"); known != (tc.wantCode == codes.OK) {
-				t.Errorf("volume modified = %v after a call that answered %v", known, tc.wantCode)
-			}
-		})
-	}
-}
-
-func TestHoldModify(t *testing.T) {
-	tests := []struct {
-		name      string
-		end       func(d *Driver, release func(), cancel context.CancelFunc)
-		wantCode  codes.Code
-		stillHeld bool // the hold outlives the call
-	}{
-		{name: "release", end: func(_ *Driver, release func(), _ context.CancelFunc) { release(); release() }},
-		{name: "reset faults", end: func(d *Driver, _ func(), _ context.CancelFunc) { d.ResetFaults() }},
-		{name: "caller gives up", end: func(_ *Driver, _ func(), cancel context.CancelFunc) { cancel() }, wantCode: codes.Canceled, stillHeld: true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			d, c := dial(t, Config{})
-			release := d.HoldModify()
-			defer release()
-			ctx, cancel := context.WithCancel(testContext(t))
-			defer cancel()
-			errc := make(chan error, 1)
-			go func() {
-				_, err := c.controller.ControllerModifyVolume(ctx, modifyRequest("vol-1", nil))
-				errc <- err
-			}()
-			waitFor(t, "the call to be held", func() bool { return d.InFlight("vol-1") == 1 })
-			// Expand calls are not held by HoldModify.
-			if _, err := c.controller.ControllerExpandVolume(testContext(t), expandRequest("vol-2", 10)); err != nil {
-				t.Errorf("expand call during a modify hold: %v", err)
-			}
-			select {
-			case err := <-errc:
-				t.Fatalf("held call returned early: %v", err)
-			default:
-			}
-			tc.end(d, release, cancel)
-			select {
-			case err := <-errc:
-				if status.Code(err) != tc.wantCode {
-					t.Errorf("error = %v, want code %v", err, tc.wantCode)
-				}
-			case <-time.After(testTimeout):
-				t.Fatal("held call did not return")
-			}
-			if tc.stillHeld {
-				waitFor(t, "the driver to end the call", func() bool { return d.InFlight("vol-1") == 0 })
-				return
-			}
-			if _, err := c.controller.ControllerModifyVolume(testContext(t), modifyRequest("vol-1", nil)); err != nil {
-				t.Errorf("call after the hold: %v", err)
 			}
 		})
 	}

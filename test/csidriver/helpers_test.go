@@ -128,3 +128,69 @@ func stageAndPublish(t *testing.T, c clients, volumeID string, p nodePaths) {
 		t.Fatalf("NodePublishVolume: %v", err)
 	}
 }
+
+// controllerMethod drives one controller method in the tests of what
+// ControllerExpandVolume and ControllerModifyVolume share.
+type controllerMethod struct {
+	name string
+	// call calls the method on volumeID.
+	call  func(ctx context.Context, c clients, volumeID string) error
+	delay func(d *Driver, delay time.Duration)
+	hold  func(d *Driver) (release func())
+	// recorded returns the calls of the method the driver recorded.
+	recorded func(d *Driver) []ControllerCall
+	// changed reports whether a call changed volumeID in the driver.
+	changed func(d *Driver, volumeID string) bool
+}
+
+// controllerMethods are ControllerExpandVolume and ControllerModifyVolume.
+var controllerMethods = []controllerMethod{
+	{
+		name: "expand",
+		call: func(ctx context.Context, c clients, volumeID string) error {
+			_, err := c.controller.ControllerExpandVolume(ctx, expandRequest(volumeID, 10))
+			return err
+		},
+		delay:    (*Driver).SetExpandDelay,
+		hold:     (*Driver).HoldExpand,
+		recorded: func(d *Driver) []ControllerCall { return sharedOf(d.Calls()) },
+		changed: func(d *Driver, volumeID string) bool {
+			_, known := d.VolumeSize(volumeID)
+			return known
+		},
+	},
+	{
+		name: "modify",
+		call: func(ctx context.Context, c clients, volumeID string) error {
+			_, err := c.controller.ControllerModifyVolume(ctx, modifyRequest(volumeID, nil))
+			return err
+		},
+		delay:    (*Driver).SetModifyDelay,
+		hold:     (*Driver).HoldModify,
+		recorded: func(d *Driver) []ControllerCall { return sharedOf(d.ModifyCalls()) },
+		changed: func(d *Driver, volumeID string) bool {
+			_, known := d.VolumeParameters(volumeID)
+			return known
+		},
+	},
+}
+
+// other is the controller method that is not m.
+func (m controllerMethod) other() controllerMethod {
+	if m.name == controllerMethods[0].name {
+		return controllerMethods[1]
+	}
+	return controllerMethods[0]
+}
+
+// sharedOf returns what calls of any controller method record.
+func sharedOf[C any, P interface {
+	*C
+	shared() *ControllerCall
+}](calls []C) []ControllerCall {
+	out := make([]ControllerCall, len(calls))
+	for i := range calls {
+		out[i] = *P(&calls[i]).shared()
+	}
+	return out
+}

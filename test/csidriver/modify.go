@@ -30,27 +30,11 @@ import (
 // into the parameters applied before (a key that is not sent keeps its
 // value), as a backend changes only the attributes it is asked to change.
 func (d *Driver) ControllerModifyVolume(ctx context.Context, req *csi.ControllerModifyVolumeRequest) (*csi.ControllerModifyVolumeResponse, error) {
-	i, hook := d.beginModify(ctx, req)
-	stop := watchCaller(ctx, func() { d.modifyCallerGone(i) })
-	resp, err := d.modify(ctx, req, hook)
-	stop()
-	d.endModify(i, err)
-	return resp, err
+	return d.modify.serve(d, ctx, req, d.modifyVolume)
 }
 
-func (d *Driver) modify(ctx context.Context, req *csi.ControllerModifyVolumeRequest, hook ModifyHook) (*csi.ControllerModifyVolumeResponse, error) {
-	if hook != nil {
-		if resp, handled, err := hook(ctx, req); handled {
-			return resp, err
-		}
-	}
-	d.mu.Lock()
-	f := d.takeModifyFaults(req.GetVolumeId())
-	d.mu.Unlock()
-	if err := f.suffer(ctx); err != nil {
-		return nil, err
-	}
-
+// modifyVolume applies the parameters of a call that no fault failed.
+func (d *Driver) modifyVolume(req *csi.ControllerModifyVolumeRequest, _ callFaults) (*csi.ControllerModifyVolumeResponse, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	id := req.GetVolumeId()

@@ -96,13 +96,11 @@ func (d *Driver) nodeOnly() bool {
 // is served, as SetExpandDelay does for ControllerExpandVolume. Zero
 // removes the delay.
 func (d *Driver) SetNodeExpandDelay(delay time.Duration) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.faults.nodeExpandDelay = delay
+	d.locked(func() { d.faults.nodeExpandDelay = delay })
 }
 
 // HoldNodeExpand holds NodeExpandVolume calls as HoldExpand holds
 // ControllerExpandVolume calls.
 func (d *Driver) HoldNodeExpand() (release func()) {
-	return d.holdOn(func(f *faults) **gate { return &f.nodeExpandHold })
+	return d.holdOn(&d.faults.nodeExpandHold)
 }

@@ -66,15 +66,17 @@ func (f RandomFaults) Hook() ExpandHook {
 // of both methods in their order of arrival.
 func (f RandomFaults) Hooks() (ExpandHook, ModifyHook) {
 	strike := f.striker()
-	expand := func(_ context.Context, req *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, bool, error) {
+	return strikeHook[*csi.ControllerExpandVolumeRequest, *csi.ControllerExpandVolumeResponse](strike),
+		strikeHook[*csi.ControllerModifyVolumeRequest, *csi.ControllerModifyVolumeResponse](strike)
+}
+
+// strikeHook is a hook that strikes every call with strike.
+func strikeHook[Req volumeRequest, Resp any](strike func(volumeID string) (handled bool, err error)) ControllerHook[Req, Resp] {
+	return func(_ context.Context, req Req) (Resp, bool, error) {
 		handled, err := strike(req.GetVolumeId())
-		return nil, handled, err
+		var none Resp
+		return none, handled, err
 	}
-	modify := func(_ context.Context, req *csi.ControllerModifyVolumeRequest) (*csi.ControllerModifyVolumeResponse, bool, error) {
-		handled, err := strike(req.GetVolumeId())
-		return nil, handled, err
-	}
-	return expand, modify
 }
 
 // striker returns the fault of one call: a failure (handled, with an error),
