@@ -105,10 +105,10 @@ func TestRefusedClaimWriteIsRetried(t *testing.T) {
 		err  error
 		want string
 	}{
-		{name: "RBAC refuses", err: rbac, want: failedWrite + `User "csi-resizer" cannot patch resource "persistentvolumeclaims/status"; retried with backoff`},
-		{name: "quota not computed yet", err: unknown, want: failedWrite + `status unknown for quota: storage, resources: requests.storage; retried with backoff`},
+		{name: "RBAC refuses", err: rbac, want: failedWrite + `User "csi-resizer" cannot patch resource "persistentvolumeclaims/status"; retried with backoff, the writes only: the driver has expanded the volume to 2560Mi`},
+		{name: "quota not computed yet", err: unknown, want: failedWrite + `status unknown for quota: storage, resources: requests.storage; retried with backoff, the writes only: the driver has expanded the volume to 2560Mi`},
 		{name: "quota exceeded", err: errOverQuota,
-			want: failedWrite + `exceeded quota: storage, requested: requests.storage=512Mi, used: requests.storage=2Gi, limited: requests.storage=2Gi; retried with backoff`},
+			want: failedWrite + `exceeded quota: storage, requested: requests.storage=512Mi, used: requests.storage=2Gi, limited: requests.storage=2Gi; retried with backoff, the writes only: the driver has expanded the volume to 2560Mi`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

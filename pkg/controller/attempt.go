@@ -18,184 +18,184 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-// Event reasons and messages: the upstream strings, which tools parse.
-const (
-	ReasonResizing                 = "Resizing"
-	ReasonResizeFailed             = "VolumeResizeFailed"
-	ReasonFileSystemResizeRequired = "FileSystemResizeRequired"
-	ReasonResizeSuccessful         = "VolumeResizeSuccessful"
-)
+// driverOperation is what the attempt needs to know of expansion or of
+// modification, the same for every claim: its memory, how its driver's
+// errors are classed, and how its outcomes are named.
+type driverOperation[T, R any] struct {
+	track *track[T, R]
+	rules attempt.Rules
+	// same reports whether two targets are the same size or class.
+	same func(a, b T) bool
+	// failedReason is the reason of the operation's warning events.
+	failedReason string
+	// result names a failure for the duration metric.
+	result func(attempt.Failure[T]) string
+	// observe records an attempt's result and duration.
+	observe func(result string, d time.Duration)
+}
 
-// Results of an attempt, as the resize duration metric labels them; failed
-// attempts are labelled with their resize.Class.
-const (
-	ResultFinished    = "finished"
-	ResultNodePending = "node_pending"
-)
+// call is one claim's driver call of an operation: the parts the two
+// operations do differently. attempt runs them in the same order for both.
+type call[T, R any] interface {
+	// what names the call in events and errors: `expand volume "pv-1" to
+	// 2Gi`.
+	what() string
+	// prepare reads what the call needs (a Secret, a class) and checks that
+	// it may be made now, and returns it. An error ends the attempt before
+	// anything is recorded; prepare has emitted its warning.
+	prepare(ctx context.Context) (func(context.Context) (R, error), error)
+	// intent is the claim recording that the target is in progress, and the
+	// event that announces it.
+	intent(pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, event)
+	// record writes the driver's success, and returns the result for the
+	// duration metric.
+	record(ctx context.Context, pvc *v1.PersistentVolumeClaim, r R) (string, error)
+	// failed is the claim recording f, nil when nothing is recorded, and
+	// the warning that explains f.
+	failed(pvc *v1.PersistentVolumeClaim, f attempt.Failure[T], cause error) (*v1.PersistentVolumeClaim, string)
+}
 
-// expand runs one attempt to d.Target: record the intent, call the driver,
-// record the result. Each step is at most one write.
-func (c *Controller) expand(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d resize.Decision) (time.Duration, error) {
+// event is an event to emit on a claim.
+type event struct {
+	kind, reason, message string
+}
+
+// emit emits e on pvc.
+func (c *Controller) emit(pvc *v1.PersistentVolumeClaim, e event) {
+	c.Recorder.Event(pvc, e.kind, e.reason, e.message)
+}
+
+// attemptCall runs one attempt of op to d's target, the same way for both
+// operations: record the intent when d asks, call the driver, remember the
+// outcome, record it. Each step is at most one write. A driver success
+// whose writes failed is remembered, so the next attempt to the same target
+// retries the writes only: the driver is not called again, and what the
+// call needed (a class, a Secret) is not read again, as it may be gone.
+func attemptCall[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, d attempt.Decision[A, T], x call[T, R]) (time.Duration, error) {
 	start := c.Clock.Now()
-	what := expanding(pv, d.Target)
-	if pods := c.podsBlocking(idOf(key, pvc), pvc.Namespace, pvc.Name); len(pods) > 0 {
-		err := errors.New(c.inUseMessage(key, d.Target, pods))
-		c.warn(pvc, err.Error())
+	id := idOf(key, pvc)
+	done := op.track.applied.get(id)
+	if done == nil || !op.same(done.target, d.Target) {
+		written, result, after, err := callDriver(c, ctx, op, key, pvc, d, x)
+		if err != nil || after > 0 {
+			return after, err
+		}
+		pvc = written
+		done = &applied[T, R]{target: d.Target, result: result}
+		op.track.failures.forget(key)
+		op.track.applied.set(id, *done)
+	}
+	result, err := x.record(ctx, pvc, done.result)
+	if err != nil {
 		return 0, err
 	}
-	secrets, err := c.secretsFor(ctx, pvc, pv)
+	op.track.applied.forget(key)
+	op.observe(result, c.Clock.Since(start))
+	return 0, nil
+}
+
+// callDriver records the intent when d asks, and calls the driver. It
+// returns the claim as written and the call's result. A failure is handled
+// (see failedCall) and returned as after and err.
+func callDriver[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, d attempt.Decision[A, T], x call[T, R]) (*v1.PersistentVolumeClaim, R, time.Duration, error) {
+	var none R
+	start := c.Clock.Now()
+	driverCall, err := x.prepare(ctx)
 	if err != nil {
-		err = fmt.Errorf("%s: %w", what, err)
-		c.warn(pvc, err.Error()+"; "+nextWithoutSecret)
-		return 0, err
+		return nil, none, 0, err
 	}
 	if d.RecordIntent {
-		if pvc, err = c.patchClaim(ctx, key, pvc, statuspatch.Intent(pvc, d.Target, c.now())); err != nil {
-			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, err, what+": record the intent in the claim", "retried with backoff; the driver is not called before")
+		updated, announce := x.intent(pvc)
+		if pvc, err = c.patchClaim(ctx, key, pvc, updated); err != nil {
+			return nil, none, 0, c.writeFailed(ctx, pvc, op.failedReason, err, x.what()+": record the intent in the claim", "retried with backoff; the driver is not called before")
 		}
-		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonResizing, "External resizer is resizing volume "+pv.Name)
+		c.emit(pvc, announce)
 	}
-	size, nodeStep, err := c.Resizer.Expand(ctx, pv, d.Target, secrets)
-	if err == nil {
-		size, err = checkCapacity(size, d.Target)
-	}
+	result, err := driverCall(ctx)
 	if err != nil {
-		return c.expandFailed(ctx, key, pvc, pv, d.Target, err, start)
+		after, err := failedCall(c, ctx, op, key, pvc, d.Target, x, err, start)
+		return nil, none, after, err
 	}
-	c.memory.clearFailure(idOf(key, pvc))
-	return 0, c.record(ctx, key, pvc, pv, expansion{target: d.Target, size: size, nodeStep: nodeStep}, start)
+	return pvc, result, 0, nil
 }
 
-// belowTarget is the error of a driver that reported success with a
-// capacity below the size it was asked for.
-type belowTarget struct{ size, target resource.Quantity }
-
-func (e belowTarget) Error() string {
-	return fmt.Sprintf("driver reported capacity %s, below the requested %s", e.size.String(), e.target.String())
-}
-
-// checkCapacity validates the driver's answer: 0 means not reported, and a
-// size below the target is never accepted (nor written).
-func checkCapacity(size, target resource.Quantity) (resource.Quantity, error) {
-	if size.IsZero() {
-		return target, nil
-	}
-	if size.Cmp(target) < 0 {
-		return size, belowTarget{size: size, target: target}
-	}
-	return size, nil
-}
-
-// expansion is a successful driver call: the size asked for, the capacity
-// the driver reported (at least target), and whether kubelet has a step.
-type expansion struct {
-	target, size resource.Quantity
-	nodeStep     bool
-}
-
-// record writes a successful expansion: the PV's capacity, then the claim,
-// finished (allocatedResources at the driver's capacity, which
-// ResourceQuota charges) or handed over to kubelet (see
-// statuspatch.NodePending).
-func (c *Controller) record(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, x expansion, start time.Time) error {
-	var preResize *resource.Quantity
-	if x.nodeStep && c.AnnotateFsResize {
-		old := pvc.Status.Capacity[v1.ResourceStorage]
-		preResize = &old
-	}
-	what := expanding(pv, x.target)
-	if _, err := c.patchVolume(ctx, pv, statuspatch.Grown(pv, x.size, preResize)); err != nil {
-		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, fmt.Sprintf("%s: record the new size %s in the PV", what, x.size.String()), "retried with backoff")
-	}
-	updated, reason, message, result := statuspatch.Finished(pvc, x.size, c.now()), ReasonResizeSuccessful, "Resize volume succeeded", ResultFinished
-	if x.nodeStep {
-		updated, reason, message, result = statuspatch.NodePending(pvc, c.now()), ReasonFileSystemResizeRequired, "Require file system resize of volume on node", ResultNodePending
-	}
-	pvc, err := c.patchClaim(ctx, key, pvc, updated)
-	if err != nil {
-		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, fmt.Sprintf("%s: record the new size %s in the claim", what, x.size.String()), "retried with backoff")
-	}
-	c.Recorder.Event(pvc, v1.EventTypeNormal, reason, message)
-	c.observe(result, start)
-	return nil
-}
-
-// settle records the volume's size, which the driver allocated beyond the
-// size kubelet finished at, as the claim's capacity and allocated size
-// (resize.Settle): one write, no driver call.
-func (c *Controller) settle(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, size resource.Quantity) error {
-	if _, err := c.patchClaim(ctx, key, pvc, statuspatch.Settled(pvc, size)); err != nil {
-		what := fmt.Sprintf("%s: record the volume's size %s in the claim after kubelet finished", expanding(pv, size), size.String())
-		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, what, "retried with backoff")
-	}
-	klog.FromContext(ctx).V(2).Info("Recorded the size the driver allocated", "size", size.String())
-	return nil
-}
-
-// retryOnNode hands the claim back to kubelet at size, the lowered request,
-// after kubelet found the recorded size infeasible (resize.NodeRetry): one
-// write, no driver call, as the volume already holds size.
-func (c *Controller) retryOnNode(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, size resource.Quantity) error {
-	pvc, err := c.patchClaim(ctx, key, pvc, statuspatch.NodeRetry(pvc, size, c.now()))
-	if err != nil {
-		return c.writeFailed(ctx, pvc, ReasonResizeFailed, err, fmt.Sprintf("%s: hand the claim back to kubelet", expanding(pv, size)), "retried with backoff")
-	}
-	c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonFileSystemResizeRequired, "Require file system resize of volume on node")
-	return nil
-}
-
-// expandFailed remembers and records a failed driver call. Uncertain
-// failures are retried with backoff at the same size and write nothing;
-// final ones are recorded so that the user and a restarted controller see
-// them; infeasible sizes wait for the slow lane.
-func (c *Controller) expandFailed(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target resource.Quantity, cause error, start time.Time) (time.Duration, error) {
-	err := fmt.Errorf("%s: %w", expanding(pv, target), cause)
-	class := resize.ClassOf(err)
-	c.memory.setFailure(idOf(key, pvc), resize.Failure{Class: class, Target: target, At: c.Clock.Now()})
-	c.observe(class.String(), start)
-	c.warn(pvc, c.expandFailure(key, pvc, pv, target, cause, class))
-	if class.Final() {
-		failed := statuspatch.Failed(pvc, class == resize.Infeasible, expanding(pv, target)+": "+driverCause(cause), c.now())
-		if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
-			// Not recorded: forget the failure too, so that after the
-			// backoff the attempt is made again and its failure written,
-			// rather than the claim showing an attempt in progress for as
-			// long as the slow lane waits.
-			c.memory.clearFailure(idOf(key, pvc))
-			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, werr, expanding(pv, target)+": record the failure in the claim", "retried with backoff")
+// failedCall remembers a failed driver call, announces it and records it
+// when the operation does. An infeasible target waits for the slow lane,
+// the others are retried with backoff. A failure whose recording failed is
+// forgotten, so that after the backoff the attempt is made again and its
+// failure written, rather than the claim showing an attempt in progress
+// for as long as the slow lane waits.
+func failedCall[T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, target T, x call[T, R], cause error, start time.Time) (time.Duration, error) {
+	f := attempt.Failed(op.rules, cause, target, c.Clock.Now())
+	op.track.failures.set(idOf(key, pvc), f)
+	op.observe(op.result(f), c.Clock.Since(start))
+	updated, warning := x.failed(pvc, f, cause)
+	c.emit(pvc, event{v1.EventTypeWarning, op.failedReason, warning})
+	if updated != nil {
+		if _, err := c.patchClaim(ctx, key, pvc, updated); err != nil {
+			op.track.failures.forget(key)
+			return 0, c.writeFailed(ctx, pvc, op.failedReason, err, x.what()+": record the failure in the claim", "retried with backoff")
 		}
 	}
-	if class == resize.Infeasible {
+	if f.Class == attempt.Infeasible {
 		return c.RetryMax, nil
 	}
-	return 0, err
+	return 0, fmt.Errorf("%s: %w", x.what(), cause)
+}
+
+// recordOnce writes updated, a claim's new state after a step that calls no
+// driver, and emits e when that changed the claim: a state that is already
+// recorded is not announced again. what names the step in the warning of a
+// failed write, of reason failedReason.
+func (c *Controller) recordOnce(ctx context.Context, key string, pvc, updated *v1.PersistentVolumeClaim, e event, failedReason, what string) error {
+	out, err := c.patchClaim(ctx, key, pvc, updated)
+	if err != nil {
+		return c.writeFailed(ctx, pvc, failedReason, err, what, "retried with backoff")
+	}
+	if out != pvc && e.reason != "" {
+		c.emit(out, e)
+	}
+	return nil
+}
+
+// recordSuccess writes a driver's success: the PV first, so that a claim
+// never says more than its volume, then the claim, then emits e. A failed
+// write is retried with backoff, the writes only (see attemptCall); done
+// says what the driver did.
+func (c *Controller) recordSuccess(ctx context.Context, key string, pvc, claim *v1.PersistentVolumeClaim, pv, volume *v1.PersistentVolume, e event, failedReason, what, done string) error {
+	again := "retried with backoff, the writes only: " + done
+	if _, err := c.patchVolume(ctx, pv, volume); err != nil {
+		return c.writeFailed(ctx, pvc, failedReason, err, what+" in the PV", again)
+	}
+	pvc, err := c.patchClaim(ctx, key, pvc, claim)
+	if err != nil {
+		return c.writeFailed(ctx, pvc, failedReason, err, what+" in the claim", again)
+	}
+	c.emit(pvc, e)
+	return nil
 }
 
 func (c *Controller) now() metav1.Time {
 	return metav1.NewTime(c.Clock.Now())
 }
 
-func (c *Controller) observe(result string, start time.Time) {
+func (c *Controller) observe(result string, d time.Duration) {
 	if c.Observer != nil {
-		c.Observer.ObserveResize(result, c.Clock.Since(start))
+		c.Observer.ObserveResize(result, d)
 	}
 }
 
-func (c *Controller) observeModify(result string, start time.Time) {
+func (c *Controller) observeModify(result string, d time.Duration) {
 	if c.Observer != nil {
-		c.Observer.ObserveModify(result, c.Clock.Since(start))
+		c.Observer.ObserveModify(result, d)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"github.com/csi-resizer/csi-resizer/pkg/csi"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/resizer"
@@ -156,7 +157,7 @@ func TestRequestBeyondInt64(t *testing.T) {
 			equal(t, "driver calls", len(d.Calls()), 0)
 			equal(t, "claim", summary(e.claim("a")), tc.wantClaim)
 			equal(t, "PV size", pvSize(e.volume("pv-a")), tc.wantPV)
-			if f := e.ctrl.memory.failure(idOf("default/a", e.claim("a"))); f == nil || f.Class != resize.Infeasible {
+			if f := e.ctrl.memory.resize.failures.get(idOf("default/a", e.claim("a"))); f == nil || f.Class != attempt.Infeasible {
 				t.Errorf("remembered failure = %+v, want infeasible", f)
 			}
 			events := e.events()
@@ -210,8 +211,8 @@ func TestDriverStopsMidCall(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("sync did not return after the driver stopped")
 	}
-	if err == nil || resize.ClassOf(err) != resize.Uncertain {
-		t.Fatalf("sync error = %v (class %s), want an uncertain error", err, resize.ClassOf(err))
+	if err == nil || resize.Rules.ClassOf(err) != attempt.Uncertain {
+		t.Fatalf("sync error = %v (class %s), want an uncertain error", err, resize.Rules.ClassOf(err))
 	}
 	equal(t, "claim", summary(e.claim("a")), stillResizing)
 	equal(t, "PV size", pvSize(e.volume("pv-a")), "1Gi")

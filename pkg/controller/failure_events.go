@@ -24,7 +24,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"github.com/csi-resizer/csi-resizer/pkg/csi"
+	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
 
@@ -61,25 +63,25 @@ func driverCause(err error) string {
 	return fmt.Sprintf("rpc error: code = %s desc = %s", s.Code(), s.Message())
 }
 
-// expandFailure is the event of an expansion to target that failed with
-// cause, of class.
-func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target resource.Quantity, cause error, class resize.Class) string {
+// expandFailure is the event of an expansion that failed with cause, as f.
+func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f resize.Failure, cause error) string {
+	target := f.Target
 	t := target.String()
 	var next string
 	var below belowTarget
 	switch {
 	case errors.As(cause, &below):
 		next = fmt.Sprintf("the answer is not recorded, and %s is asked for again until the driver reports at least that", t)
-	case class == resize.Uncertain:
+	case f.Class == attempt.Uncertain:
 		next = fmt.Sprintf("the call may still complete, so %s is retried until it does, whatever the request says meanwhile", t)
-	case class == resize.Infeasible:
-		next = fmt.Sprintf("%s is retried every %s unless the request changes", t, c.RetryMax) + lowering(c.stateOf(key, pvc, pv), target)
-	case class == resize.InUse && c.Pods != nil:
+	case f.Class == attempt.Infeasible:
+		next = fmt.Sprintf("%s is retried every %s unless the request changes", t, c.RetryMax) + lowering(c.resizeStateOf(key, pvc, pv), target)
+	case resize.InUse(&f) && c.Pods != nil:
 		next = "the driver cannot expand the volume while a pod uses it: retried once the pods that use the claim are deleted"
-	case class == resize.InUse:
+	case resize.InUse(&f):
 		next = "the driver cannot expand the volume while a pod uses it: retried with backoff"
 	default:
-		next = "retried with backoff, at the request as it is then" + lowering(c.stateOf(key, pvc, pv), target)
+		next = "retried with backoff, at the request as it is then" + lowering(c.resizeStateOf(key, pvc, pv), target)
 	}
 	return fmt.Sprintf("%s: %s; %s", expanding(pv, target), driverCause(cause), next)
 }
@@ -110,14 +112,15 @@ func (c *Controller) inUseMessage(key string, target resource.Quantity, pods []s
 		"the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods", key, target.String(), c.Driver, why, pods)
 }
 
-// modifyFailure is the event of a modification to class target that
-// failed with cause, of class.
-func modifyFailure(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, cause error, class resize.Class, retry string) string {
+// modifyFailure is the event of a modification that failed with cause, as
+// f.
+func modifyFailure(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f modify.Failure, cause error, retry string) string {
+	target := f.Target
 	var next string
-	switch class {
-	case resize.Uncertain:
+	switch f.Class {
+	case attempt.Uncertain:
 		next = fmt.Sprintf("the call may still complete, so class %q is retried until it does, whatever the spec asks meanwhile", target)
-	case resize.Infeasible:
+	case attempt.Infeasible:
 		next = fmt.Sprintf("retried every %s unless the class changes; to cancel, %s", retry, cancelling(pvc))
 	default:
 		next = "retried with backoff, at the class the spec names then"

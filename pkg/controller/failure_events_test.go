@@ -120,9 +120,9 @@ func TestExpansionFailureEvents(t *testing.T) {
 		{name: "intent write fails", failRes: "persistentvolumeclaims", failNth: 1, want: []string{
 			warnFailed + `expand volume "pv-a" to 2Gi: record the intent in the claim: patch status of claim default/a: etcd is down; retried with backoff; the driver is not called before`}},
 		{name: "PV write fails", failRes: "persistentvolumes", failNth: 1, want: []string{evResizing,
-			warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2Gi in the PV: patch volume pv-a: etcd is down; retried with backoff`}},
+			warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2Gi in the PV: patch volume pv-a: etcd is down; retried with backoff, the writes only: the driver has expanded the volume to 2Gi`}},
 		{name: "claim write after success fails", failRes: "persistentvolumeclaims", failNth: 2, want: []string{evResizing,
-			warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2Gi in the claim: patch status of claim default/a: etcd is down; retried with backoff`}},
+			warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2Gi in the claim: patch status of claim default/a: etcd is down; retried with backoff, the writes only: the driver has expanded the volume to 2Gi`}},
 		{name: "recording a final failure fails", answer: grpcErr(codes.Internal, "backend error"), failRes: "persistentvolumeclaims", failNth: 2, want: []string{evResizing,
 			warnFailed + `expand volume "pv-a" to 2Gi: rpc error: code = Internal desc = backend error; retried with backoff, at the request as it is then; ` +
 				`to recover, lower the request to between 1Gi (exclusive, the current capacity) and 2Gi (exclusive)`,
@@ -130,9 +130,9 @@ func TestExpansionFailureEvents(t *testing.T) {
 
 		// Node-only drivers: no driver call, only the writes can fail.
 		{name: "node-only, PV write fails", opts: nodeOnly, failRes: "persistentvolumes", failNth: 1, want: []string{evResizing,
-			warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2Gi in the PV: patch volume pv-a: etcd is down; retried with backoff`}},
+			warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2Gi in the PV: patch volume pv-a: etcd is down; retried with backoff, the writes only: the driver has expanded the volume to 2Gi`}},
 		{name: "node-only, claim write fails", opts: nodeOnly, failRes: "persistentvolumeclaims", failNth: 2, want: []string{evResizing,
-			warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2Gi in the claim: patch status of claim default/a: etcd is down; retried with backoff`}},
+			warnFailed + `expand volume "pv-a" to 2Gi: record the new size 2Gi in the claim: patch status of claim default/a: etcd is down; retried with backoff, the writes only: the driver has expanded the volume to 2Gi`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { runFailureCase(t, tc) })

@@ -153,8 +153,8 @@ type result struct {
 	err      error
 }
 
-// expandCall is one call the fake resizer received.
-type expandCall struct {
+// receivedExpand is one call the fake resizer received.
+type receivedExpand struct {
 	Volume  string
 	Target  string
 	Secrets map[string]string
@@ -165,7 +165,7 @@ type expandCall struct {
 type fakeResizer struct {
 	mu       sync.Mutex
 	script   []result
-	calls    []expandCall
+	calls    []receivedExpand
 	nodeStep bool
 	noSecret bool
 }
@@ -173,7 +173,7 @@ type fakeResizer struct {
 func (f *fakeResizer) Expand(_ context.Context, pv *v1.PersistentVolume, target resource.Quantity, secrets map[string]string) (resource.Quantity, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls = append(f.calls, expandCall{Volume: pv.Name, Target: target.String(), Secrets: secrets})
+	f.calls = append(f.calls, receivedExpand{Volume: pv.Name, Target: target.String(), Secrets: secrets})
 	r := result{size: target.String(), nodeStep: f.nodeStep}
 	if len(f.script) > 0 {
 		r, f.script = f.script[0], f.script[1:]

@@ -21,29 +21,39 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/csi-resizer/csi-resizer/pkg/modify"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-// memory is what the controller keeps between syncs of a claim: the last
-// failure of each operation (for the decisions), the class the driver
-// applied but the claim does not record yet, and the objects it wrote last,
-// which may be newer than the informer cache for a moment after each write.
-// Entries go when the claim is deleted; written objects go once the cache
-// catches up.
-//
-// What is remembered of a claim is kept under its key and belongs to its
-// UID: a claim deleted and created again under the same name (even before
-// the informer saw the deletion) is another claim, and inherits nothing.
+// memory is what the controller keeps between syncs of a claim: for each
+// operation, what it remembers of the claim's last driver call (see track),
+// and the objects it wrote last, which may be newer than the informer cache
+// for a moment after each write. A claim's entries go when it is deleted;
+// written objects go once the cache catches up.
 type memory struct {
-	mu       sync.Mutex
-	failures map[string]owned[resize.Failure]
-	modifies map[string]owned[modify.Failure]
-	applied  map[string]owned[string]
-	claims   map[string]*v1.PersistentVolumeClaim
-	volumes  map[string]*v1.PersistentVolume
+	resize track[resource.Quantity, expansion]
+	modify track[string, struct{}]
+
+	mu      sync.Mutex
+	claims  map[string]*v1.PersistentVolumeClaim
+	volumes map[string]*v1.PersistentVolume
+}
+
+// track is what the controller remembers of one operation's driver calls:
+// the last failure of each claim (for the decision), and the driver's
+// success whose writes have not all succeeded yet (so that only the writes
+// are retried).
+type track[T, R any] struct {
+	failures remembered[attempt.Failure[T]]
+	applied  remembered[applied[T, R]]
+}
+
+// applied is a driver call to target that succeeded with result.
+type applied[T, R any] struct {
+	target T
+	result R
 }
 
 // claimID names a claim: its key (namespace/name) and its UID.
@@ -55,73 +65,71 @@ type claimID struct {
 // idOf is the claimID of pvc, whose key is key.
 func idOf(key string, pvc *v1.PersistentVolumeClaim) claimID { return claimID{key: key, uid: pvc.UID} }
 
-// owned is a remembered value and the UID of the claim it belongs to.
-type owned[F any] struct {
-	uid   types.UID
-	value F
-}
-
 func newMemory() *memory {
 	return &memory{
-		failures: map[string]owned[resize.Failure]{},
-		modifies: map[string]owned[modify.Failure]{},
-		applied:  map[string]owned[string]{},
-		claims:   map[string]*v1.PersistentVolumeClaim{},
-		volumes:  map[string]*v1.PersistentVolume{},
+		claims:  map[string]*v1.PersistentVolumeClaim{},
+		volumes: map[string]*v1.PersistentVolume{},
 	}
 }
 
-func (m *memory) failure(id claimID) *resize.Failure { return lookup(m, m.failures, id) }
-
-func (m *memory) setFailure(id claimID, f resize.Failure) { store(m, m.failures, id, f) }
-
-func (m *memory) clearFailure(id claimID) { drop(m, m.failures, id) }
-
-func (m *memory) modifyFailure(id claimID) *modify.Failure { return lookup(m, m.modifies, id) }
-
-func (m *memory) setModifyFailure(id claimID, f modify.Failure) { store(m, m.modifies, id, f) }
-
-func (m *memory) clearModifyFailure(id claimID) { drop(m, m.modifies, id) }
-
-// appliedClass is the class the driver applied to the claim's volume last,
-// while writing it down has not succeeded yet; "" when none.
-func (m *memory) appliedClass(id claimID) string {
-	if c := lookup(m, m.applied, id); c != nil {
-		return *c
-	}
-	return ""
+// remembered holds one value per claim. It is kept under the claim's key
+// and belongs to its UID: a claim deleted and created again under the same
+// name (even before the informer saw the deletion) is another claim, and
+// inherits nothing.
+type remembered[V any] struct {
+	mu     sync.Mutex
+	values map[string]owned[V]
 }
 
-func (m *memory) setAppliedClass(id claimID, class string) { store(m, m.applied, id, class) }
+// owned is a remembered value and the UID of the claim it belongs to.
+type owned[V any] struct {
+	uid   types.UID
+	value V
+}
 
-func (m *memory) clearAppliedClass(id claimID) { drop(m, m.applied, id) }
-
-// lookup returns a copy of what is remembered of the claim id in values;
-// nil when nothing is, or when it belongs to another claim of that name.
-func lookup[F any](m *memory, values map[string]owned[F], id claimID) *F {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	v, ok := values[id.key]
+// get returns a copy of what is remembered of the claim id; nil when
+// nothing is, or when it belongs to another claim of that name.
+func (r *remembered[V]) get(id claimID) *V {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.values[id.key]
 	if !ok || v.uid != id.uid {
 		return nil
 	}
 	return &v.value
 }
 
-// store remembers f of the claim id in values, replacing what another claim
-// of that name left.
-func store[F any](m *memory, values map[string]owned[F], id claimID, f F) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	values[id.key] = owned[F]{uid: id.uid, value: f}
+// set remembers v of the claim id, replacing what another claim of that
+// name left.
+func (r *remembered[V]) set(id claimID, v V) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.values == nil {
+		r.values = map[string]owned[V]{}
+	}
+	r.values[id.key] = owned[V]{uid: id.uid, value: v}
 }
 
-// drop forgets what values holds under the claim's key.
-func drop[F any](m *memory, values map[string]owned[F], id claimID) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(values, id.key)
+// forget drops what is remembered under key, of whichever claim.
+func (r *remembered[V]) forget(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.values, key)
 }
+
+func (r *remembered[V]) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.values)
+}
+
+// forget drops everything the track holds of the claim key.
+func (t *track[T, R]) forget(key string) {
+	t.failures.forget(key)
+	t.applied.forget(key)
+}
+
+func (t *track[T, R]) len() int { return t.failures.len() + t.applied.len() }
 
 // wroteClaim remembers a claim as the API server returned it after a write.
 func (m *memory) wroteClaim(key string, pvc *v1.PersistentVolumeClaim) {
@@ -156,11 +164,10 @@ func (m *memory) freshVolume(cached *v1.PersistentVolume) *v1.PersistentVolume {
 
 // forget drops everything known about a deleted claim.
 func (m *memory) forget(key string) {
+	m.resize.forget(key)
+	m.modify.forget(key)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.failures, key)
-	delete(m.modifies, key)
-	delete(m.applied, key)
 	delete(m.claims, key)
 }
 
@@ -175,7 +182,7 @@ func (m *memory) forgetVolume(name string) {
 func (m *memory) size() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.failures) + len(m.modifies) + len(m.applied) + len(m.claims) + len(m.volumes)
+	return m.resize.len() + m.modify.len() + len(m.claims) + len(m.volumes)
 }
 
 type versioned interface {

@@ -20,8 +20,11 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
+	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
 
@@ -62,13 +65,17 @@ func TestFreshVolumeAndForget(t *testing.T) {
 	got := m.freshVolume(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-a", ResourceVersion: "4"}})
 	equal(t, "PV version", got.ResourceVersion, "5")
 	id := claimID{key: "default/a", uid: "uid-a"}
-	m.setFailure(id, resize.Failure{Class: resize.Final})
+	m.resize.failures.set(id, resize.Failure{Class: attempt.Final})
+	m.resize.applied.set(id, applied[resource.Quantity, expansion]{target: resource.MustParse("2Gi")})
+	m.modify.failures.set(id, modify.Failure{Class: attempt.Final})
+	m.modify.applied.set(id, applied[string, struct{}]{target: "gold"})
 	m.wroteClaim("default/a", withVersion("3"))
+	equal(t, "entries held", m.size(), 6)
 	m.forget("default/a")
 	m.forgetVolume("pv-a")
 	equal(t, "entries left", m.size(), 0)
-	if m.failure(id) != nil {
-		t.Error("failure survived forget")
+	if m.resize.failures.get(id) != nil || m.modify.applied.get(id) != nil {
+		t.Error("memory survived forget")
 	}
 }
 
@@ -77,13 +84,13 @@ func TestFreshVolumeAndForget(t *testing.T) {
 func TestMemoryBelongsToTheClaimsUID(t *testing.T) {
 	m := newMemory()
 	first, second := claimID{key: "default/a", uid: "uid-1"}, claimID{key: "default/a", uid: "uid-2"}
-	m.setFailure(first, resize.Failure{Class: resize.Final})
-	m.setAppliedClass(first, "gold")
-	if m.failure(second) != nil || m.appliedClass(second) != "" {
+	m.resize.failures.set(first, resize.Failure{Class: attempt.Final})
+	m.modify.applied.set(first, applied[string, struct{}]{target: "gold"})
+	if m.resize.failures.get(second) != nil || m.modify.applied.get(second) != nil {
 		t.Error("a claim created again under the same name sees the first one's memory")
 	}
-	m.setAppliedClass(second, "silver")
-	equal(t, "the second claim's class", m.appliedClass(second), "silver")
-	equal(t, "the first claim's class, replaced", m.appliedClass(first), "")
-	equal(t, "the first claim's failure, still its own", m.failure(first) != nil, true)
+	m.modify.applied.set(second, applied[string, struct{}]{target: "silver"})
+	equal(t, "the second claim's class", m.modify.applied.get(second).target, "silver")
+	equal(t, "the first claim's class, replaced", m.modify.applied.get(first) == nil, true)
+	equal(t, "the first claim's failure, still its own", m.resize.failures.get(first) != nil, true)
 }

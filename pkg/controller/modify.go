@@ -23,11 +23,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 )
 
 // Event reasons of volume modification: the upstream strings, "Canceled"
@@ -39,52 +38,45 @@ const (
 	ReasonModifyCanceled   = "VolumeModifyCanceled"
 )
 
-// modifyStateOf gathers what the modify decision reads.
-func (c *Controller) modifyStateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) modify.State {
-	s := modify.State{
-		Driver:      c.Driver,
-		Spec:        ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""),
-		Current:     ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""),
-		Modifying:   statuspatch.Modifying(pvc),
-		LastFailure: c.memory.modifyFailure(idOf(key, pvc)),
-		Classes:     map[string]string{},
+// modifyCalls is modification, as the attempt sees it. Its driver call returns
+// nothing: the class it applied is the target.
+func (c *Controller) modifyCalls() driverOperation[string, struct{}] {
+	return driverOperation[string, struct{}]{
+		track:        &c.memory.modify,
+		rules:        modify.Rules,
+		same:         func(a, b string) bool { return a == b },
+		failedReason: ReasonModifyFailed,
+		result:       func(f modify.Failure) string { return f.Class.String() },
+		observe:      c.observeModify,
 	}
-	if r := pvc.Status.ModifyVolumeStatus; r != nil {
-		s.Recorded = &modify.Recorded{Target: r.TargetVolumeAttributesClassName, Status: r.Status}
-	}
-	if reason, at, ok := statuspatch.RecordedModifyError(pvc); ok {
-		s.ErrorCode, s.ErrorAt = reason, at
-		if reason == "" {
-			s.ErrorCode = modify.ReasonUncertain
-		}
-	}
-	for _, name := range []string{s.Spec, ptr.Deref(pvc.Status.ModifyVolumeStatus, v1.ModifyVolumeStatus{}).TargetVolumeAttributesClassName} {
-		if vac, err := c.vacs.Get(name); name != "" && err == nil {
-			s.Classes[name] = vac.DriverName
-		}
-	}
-	if pv.Spec.CSI == nil {
-		s.NotCSI = fmt.Sprintf("volume %q is an in-tree volume migrated to CSI: Kubernetes allows a VolumeAttributesClass on CSI volumes only", pv.Name)
-	}
-	return s
 }
 
-// modifyStep carries out a modify decision that acts (see plan.next).
+// classDriver looks a VolumeAttributesClass's driver up in the cache.
+func (c *Controller) classDriver(name string) (string, bool) {
+	vac, err := c.vacs.Get(name)
+	if err != nil {
+		return "", false
+	}
+	return vac.DriverName, true
+}
+
+// modifyStep carries out a modify decision that acts (see plan.first).
 func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d modify.Decision) (time.Duration, error) {
+	what := modifying(pv, d.Target) + ": record the claim's state"
 	switch d.Action {
 	case modify.Modify:
-		return c.modify(ctx, key, pvc, pv, d)
+		return attemptCall(c, ctx, c.modifyCalls(), key, pvc, d, &modifyCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
 	case modify.Pend:
-		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, statuspatch.ModifyPending(pvc, d.Target), v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
+		return 0, c.recordOnce(ctx, key, pvc, statuspatch.ModifyPending(pvc, d.Target), event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason}, ReasonModifyFailed, what)
 	case modify.Refuse:
 		refused := statuspatch.ModifyFailed(pvc, statuspatch.ModifyFailure{Target: d.Target, Infeasible: true, Reason: "InvalidArgument",
 			Message: d.Reason}, c.refusedAt(pvc, d.Target))
-		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, refused, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
+		return 0, c.recordOnce(ctx, key, pvc, refused, event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason}, ReasonModifyFailed, what)
 	case modify.Cancel:
 		why := fmt.Sprintf("Canceled the modification to class %q: %s", d.Target, d.Reason)
-		return 0, c.recordOnce(ctx, key, pvc, pv, d.Target, statuspatch.ModifyCleared(pvc, c.now()), v1.EventTypeNormal, ReasonModifyCanceled, why)
+		return 0, c.recordOnce(ctx, key, pvc, statuspatch.ModifyCleared(pvc, c.now()), event{v1.EventTypeNormal, ReasonModifyCanceled, why}, ReasonModifyFailed, what)
 	case modify.Blocked:
-		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, d.Reason)
+		c.emit(pvc, event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason})
 	}
 	return 0, nil
 }
@@ -102,109 +94,54 @@ func (c *Controller) refusedAt(pvc *v1.PersistentVolumeClaim, target string) met
 	return c.now()
 }
 
-// recordOnce writes updated, the claim's state for class target, and,
-// when that changed the claim, emits the event: a state that is already
-// recorded is not announced again.
-func (c *Controller) recordOnce(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, updated *v1.PersistentVolumeClaim, eventType, reason, message string) error {
-	out, err := c.patchClaim(ctx, key, pvc, updated)
-	if err != nil {
-		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": record the claim's state", "retried with backoff")
-	}
-	if out != pvc {
-		c.Recorder.Event(out, eventType, reason, message)
-	}
-	return nil
+// modifyCall is a claim's ControllerModifyVolume.
+type modifyCall struct {
+	c      *Controller
+	key    string
+	pvc    *v1.PersistentVolumeClaim
+	pv     *v1.PersistentVolume
+	target string
 }
 
-// modify runs one attempt to d.Target: record the intent, call the driver,
-// then the PV's class and the claim's. Each step is at most one write. A
-// class the driver applied in an earlier attempt of this process, whose
-// writes failed, is not sent again: only the writes are retried, which need
-// neither the class nor the Secret (either may be gone by now).
-func (c *Controller) modify(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d modify.Decision) (time.Duration, error) {
-	start := c.Clock.Now()
-	if c.memory.appliedClass(idOf(key, pvc)) != d.Target {
-		applied, after, err := c.applyClass(ctx, key, pvc, pv, d, start)
-		if applied == nil {
-			return after, err
-		}
-		pvc = applied
+func (x *modifyCall) what() string { return modifying(x.pv, x.target) }
+
+// prepare reads the class's parameters and the modification Secret.
+func (x *modifyCall) prepare(ctx context.Context) (func(context.Context) (struct{}, error), error) {
+	c := x.c
+	vac, err := c.vacs.Get(x.target)
+	if err != nil {
+		return nil, fmt.Errorf("read VolumeAttributesClass %q from cache: %w", x.target, err)
 	}
-	if err := c.recordModified(ctx, key, pvc, pv, d.Target, start); err != nil {
-		return 0, err
+	secrets, err := c.modifySecretsFor(ctx, x.pvc, x.pv)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", x.what(), err)
+		c.emit(x.pvc, event{v1.EventTypeWarning, ReasonModifyFailed, err.Error() + "; " + nextWithoutSecret})
+		return nil, err
 	}
-	c.memory.clearAppliedClass(idOf(key, pvc))
-	return 0, nil
+	parameters := modify.Parameters(vac.Parameters, x.pvc.Namespace, x.pvc.Name, x.pv.Name, c.ExtraModifyMetadata)
+	return func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, c.Modifier.Modify(ctx, x.pv, parameters, secrets)
+	}, nil
 }
 
-// applyClass records the intent to modify to d.Target and calls the driver
-// with the class's parameters. It returns the claim as written, or nil and
-// what the sync returns when the class was not applied.
-func (c *Controller) applyClass(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d modify.Decision, start time.Time) (*v1.PersistentVolumeClaim, time.Duration, error) {
-	vac, err := c.vacs.Get(d.Target)
-	if err != nil {
-		return nil, 0, fmt.Errorf("read VolumeAttributesClass %q from cache: %w", d.Target, err)
-	}
-	secrets, err := c.modifySecretsFor(ctx, pvc, pv)
-	if err != nil {
-		err = fmt.Errorf("%s: %w", modifying(pv, d.Target), err)
-		c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, err.Error()+"; "+nextWithoutSecret)
-		return nil, 0, err
-	}
-	if d.RecordIntent {
-		if pvc, err = c.patchClaim(ctx, key, pvc, statuspatch.ModifyIntent(pvc, d.Target, c.now())); err != nil {
-			return nil, 0, c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, d.Target)+": record the intent in the claim", "retried with backoff; the driver is not called before")
-		}
-		c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModify,
-			fmt.Sprintf("external resizer is modifying volume %s with vac %s", pvc.Name, d.Target))
-	}
-	parameters := modify.Parameters(vac.Parameters, pvc.Namespace, pvc.Name, pv.Name, c.ExtraModifyMetadata)
-	if err := c.Modifier.Modify(ctx, pv, parameters, secrets); err != nil {
-		after, err := c.modifyFailed(ctx, key, pvc, pv, d.Target, err, start)
-		return nil, after, err
-	}
-	c.memory.clearModifyFailure(idOf(key, pvc))
-	c.memory.setAppliedClass(idOf(key, pvc), d.Target)
-	return pvc, 0, nil
+func (x *modifyCall) intent(pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, event) {
+	return statuspatch.ModifyIntent(pvc, x.target, x.c.now()),
+		event{v1.EventTypeNormal, ReasonModify, fmt.Sprintf("external resizer is modifying volume %s with vac %s", pvc.Name, x.target)}
 }
 
-// recordModified writes a successful modification: the PV's class first,
-// so that a claim never says more than its volume, then the claim.
-func (c *Controller) recordModified(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, start time.Time) error {
-	again := fmt.Sprintf("retried with backoff, the writes only: the driver has applied class %q", target)
-	if _, err := c.patchVolume(ctx, pv, statuspatch.Classed(pv, target)); err != nil {
-		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": record the applied class in the PV", again)
-	}
-	pvc, err := c.patchClaim(ctx, key, pvc, statuspatch.Modified(pvc, target, c.now()))
-	if err != nil {
-		return c.writeFailed(ctx, pvc, ReasonModifyFailed, err, modifying(pv, target)+": record the applied class in the claim", again)
-	}
-	c.Recorder.Event(pvc, v1.EventTypeNormal, ReasonModifySuccessful,
-		fmt.Sprintf("external resizer modified volume %s with vac %s successfully", pvc.Name, target))
-	c.observeModify(ResultFinished, start)
-	return nil
+// record writes the PV's class, then the claim's.
+func (x *modifyCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, _ struct{}) (string, error) {
+	done := event{v1.EventTypeNormal, ReasonModifySuccessful,
+		fmt.Sprintf("external resizer modified volume %s with vac %s successfully", pvc.Name, x.target)}
+	return ResultFinished, x.c.recordSuccess(ctx, x.key, pvc, statuspatch.Modified(pvc, x.target, x.c.now()),
+		x.pv, statuspatch.VolumeWithClass(x.pv, x.target), done, ReasonModifyFailed, x.what()+": record the applied class",
+		fmt.Sprintf("the driver has applied class %q", x.target))
 }
 
-// modifyFailed remembers and records a failed driver call. Uncertain
-// failures keep the target (the call may still complete) and are retried
-// with backoff; infeasible classes wait for the slow lane; other final
-// failures are retried with backoff, following the spec.
-func (c *Controller) modifyFailed(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, target string, cause error, start time.Time) (time.Duration, error) {
-	err := fmt.Errorf("%s: %w", modifying(pv, target), cause)
-	class := modify.ClassOf(err)
-	c.memory.setModifyFailure(idOf(key, pvc), modify.Failure{Class: class, Target: target, At: c.Clock.Now()})
-	c.observeModify(class.String(), start)
-	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonModifyFailed, modifyFailure(pvc, pv, target, cause, class, c.RetryMax.String()))
-	failed := statuspatch.ModifyFailed(pvc, statuspatch.ModifyFailure{Target: target, Infeasible: class == resize.Infeasible,
-		Uncertain: class == resize.Uncertain, Reason: modify.ReasonOf(err), Message: modifying(pv, target) + ": " + driverCause(cause)}, c.now())
-	if _, werr := c.patchClaim(ctx, key, pvc, failed); werr != nil {
-		// Not recorded: forget the failure too, so that the attempt is made
-		// again after the backoff (see expandFailed).
-		c.memory.clearModifyFailure(idOf(key, pvc))
-		return 0, c.writeFailed(ctx, pvc, ReasonModifyFailed, werr, modifying(pv, target)+": record the failure in the claim", "retried with backoff")
-	}
-	if class == resize.Infeasible {
-		return c.RetryMax, nil
-	}
-	return 0, err
+// failed records every failure: an uncertain one keeps the target (the
+// call may still complete), the others say what the user can do.
+func (x *modifyCall) failed(pvc *v1.PersistentVolumeClaim, f modify.Failure, cause error) (*v1.PersistentVolumeClaim, string) {
+	recorded := statuspatch.ModifyFailed(pvc, statuspatch.ModifyFailure{Target: x.target, Infeasible: f.Class == attempt.Infeasible,
+		Uncertain: f.Class == attempt.Uncertain, Reason: f.Reason, Message: x.what() + ": " + driverCause(cause)}, x.c.now())
+	return recorded, modifyFailure(pvc, x.pv, f, cause, x.c.RetryMax.String())
 }

@@ -79,8 +79,8 @@ func classed(name string) volumeOpt {
 	return func(pv *v1.PersistentVolume) { pv.Spec.VolumeAttributesClassName = &name }
 }
 
-// modifyCall is one call the fake modifier received.
-type modifyCall struct {
+// receivedModify is one call the fake modifier received.
+type receivedModify struct {
 	Volume     string
 	Parameters map[string]string
 	Secrets    map[string]string
@@ -92,7 +92,7 @@ type modifyCall struct {
 type fakeModifier struct {
 	mu       sync.Mutex
 	script   []error
-	calls    []modifyCall
+	calls    []receivedModify
 	timeline *timeline
 	pause    time.Duration
 }
@@ -105,7 +105,7 @@ func (f *fakeModifier) Modify(_ context.Context, pv *v1.PersistentVolume, parame
 	time.Sleep(f.pause)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls = append(f.calls, modifyCall{Volume: pv.Name, Parameters: maps.Clone(parameters), Secrets: maps.Clone(secrets)})
+	f.calls = append(f.calls, receivedModify{Volume: pv.Name, Parameters: maps.Clone(parameters), Secrets: maps.Clone(secrets)})
 	if len(f.script) > 0 {
 		err := f.script[0]
 		f.script = f.script[1:]
@@ -136,7 +136,7 @@ func (f *fakeModifier) volumes() []string {
 	return out
 }
 
-func (f *fakeModifier) call(i int) modifyCall {
+func (f *fakeModifier) call(i int) receivedModify {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.calls[i]

@@ -24,8 +24,8 @@ import (
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // A claim that keeps failing stays in its state since the resizer began

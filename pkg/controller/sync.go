@@ -25,7 +25,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
@@ -36,7 +35,7 @@ import (
 var errVolumeNotCached = errors.New("PV not in the informer cache yet")
 
 // sync looks at one claim and does what the decisions say: at most one
-// step of each operation, the one plan.next picks first, then the other if
+// step of each operation, the one plan.first picks, then the other if
 // it still has work. It returns an error to retry with backoff, or a delay
 // to look again later.
 //
@@ -57,7 +56,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		if err != nil || p == nil {
 			return 0, err
 		}
-		op := p.next()
+		op := p.first()
 		if op == noOperation || op == done {
 			return soonest(after, p.wait()), nil
 		}
@@ -75,13 +74,8 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 
 // run carries out the step of op.
 func (c *Controller) run(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, p plan, op operation) (time.Duration, error) {
-	switch {
-	case op == resizeOperation && p.resize.Action == resize.Settle:
-		return 0, c.settle(ctx, key, pvc, pv, p.resize.Target)
-	case op == resizeOperation && p.resize.Action == resize.NodeRetry:
-		return 0, c.retryOnNode(ctx, key, pvc, pv, p.resize.Target)
-	case op == resizeOperation:
-		return c.expand(ctx, key, pvc, pv, p.resize)
+	if op == resizeOperation {
+		return c.resizeStep(ctx, key, pvc, pv, p.resize)
 	}
 	return c.modifyStep(ctx, key, pvc, pv, p.modify)
 }
@@ -106,7 +100,7 @@ func (c *Controller) plan(ctx context.Context, key string, warn bool) (*v1.Persi
 	var p plan
 	now := c.Clock.Now()
 	if c.Resizer != nil {
-		state := c.stateOf(key, pvc, pv)
+		state := c.resizeStateOf(key, pvc, pv)
 		if err := state.Validate(); err != nil && warn {
 			// Nothing can be decided about this size until it changes; its
 			// update queues the claim again.
@@ -116,9 +110,10 @@ func (c *Controller) plan(ctx context.Context, key string, warn bool) (*v1.Persi
 		p.resizeFailed = state.LastFailure != nil || state.ErrorRecorded
 		logger.V(4).Info("Decided", "operation", "resize", "action", p.resize.Action, "target", p.resize.Target.String(), "reason", p.resize.Reason)
 	}
-	p.failedLast = failedLast(c.memory.failure(idOf(key, pvc)), c.memory.modifyFailure(idOf(key, pvc)))
+	id := idOf(key, pvc)
+	p.failedLast = failedLast(c.memory.resize.failures.get(id), c.memory.modify.failures.get(id))
 	if c.Modifier != nil {
-		p.modify = modify.Decide(c.modifyStateOf(key, pvc, pv), now, c.RetryMax)
+		p.modify = modify.Decide(modify.StateOf(c.Driver, pvc, pv, c.classDriver, c.memory.modify.failures.get(id)), now, c.RetryMax)
 		logger.V(4).Info("Decided", "operation", "modify", "action", p.modify.Action, "target", p.modify.Target, "reason", p.modify.Reason)
 	}
 	return pvc, pv, &p, nil
@@ -152,19 +147,7 @@ func (c *Controller) objects(key string) (*v1.PersistentVolumeClaim, *v1.Persist
 	return pvc, c.memory.freshVolume(volume.PV()), nil
 }
 
-// stateOf gathers what the resize decision reads.
-func (c *Controller) stateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) resize.State {
-	s := resize.State{
-		Request:       pvc.Spec.Resources.Requests[v1.ResourceStorage],
-		Capacity:      pvc.Status.Capacity[v1.ResourceStorage],
-		PVSize:        pv.Spec.Capacity[v1.ResourceStorage],
-		Status:        pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage],
-		ErrorRecorded: statuspatch.ErrorRecorded(pvc),
-		LastFailure:   c.memory.failure(idOf(key, pvc)),
-		Recovery:      c.Recovery,
-	}
-	if a, ok := pvc.Status.AllocatedResources[v1.ResourceStorage]; ok {
-		s.Allocated = &a
-	}
-	return s
+// resizeStateOf is what the resize decision reads of the claim key.
+func (c *Controller) resizeStateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) resize.State {
+	return resize.StateOf(pvc, pv, c.Recovery, c.memory.resize.failures.get(idOf(key, pvc)))
 }

@@ -25,10 +25,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/secrets"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 )
 
 // patchClaim writes a claim's new status and remembers the result, which
@@ -75,7 +75,7 @@ func (c *Controller) podsBlocking(id claimID, namespace, name string) []string {
 	if c.Pods == nil {
 		return nil
 	}
-	if f := c.memory.failure(id); !c.OnlyOffline && (f == nil || f.Class != resize.InUse) {
+	if !c.OnlyOffline && !resize.InUse(c.memory.resize.failures.get(id)) {
 		return nil
 	}
 	return c.Pods.UsedBy(namespace, name)
@@ -95,7 +95,7 @@ func (c *Controller) HeldBackByPods(claim *slim.Claim) bool {
 	if err != nil || pvc == nil || pv == nil {
 		return false
 	}
-	return resize.Decide(c.stateOf(key, pvc, pv), c.Clock.Now(), c.RetryMax).Action == resize.Expand
+	return resize.Decide(c.resizeStateOf(key, pvc, pv), c.Clock.Now(), c.RetryMax).Action == resize.Expand
 }
 
 // secretsFor reads the expansion secret, when the driver takes one.

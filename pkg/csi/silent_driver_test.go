@@ -32,6 +32,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
@@ -138,8 +139,8 @@ func expandWithin(t *testing.T, c *Client, timeout time.Duration) {
 	start := time.Now()
 	_, _, err := c.Expand(testContext(t), ExpandRequest{VolumeID: "vol-1", RequiredBytes: 2 * gi, Secrets: map[string]string{"k": "v"}})
 	elapsed := time.Since(start)
-	if status.Code(err) != codes.DeadlineExceeded || resize.ClassOf(err) != resize.Uncertain {
-		t.Fatalf("Expand error = %v (class %s), want an uncertain DeadlineExceeded", err, resize.ClassOf(err))
+	if status.Code(err) != codes.DeadlineExceeded || resize.Rules.ClassOf(err) != attempt.Uncertain {
+		t.Fatalf("Expand error = %v (class %s), want an uncertain DeadlineExceeded", err, resize.Rules.ClassOf(err))
 	}
 	if elapsed < timeout || elapsed > timeout+testTimeout/2 {
 		t.Errorf("Expand returned after %s, want soon after the %s timeout", elapsed, timeout)

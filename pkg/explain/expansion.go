@@ -24,9 +24,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // expansion explains the claim's expansion.
@@ -39,7 +39,7 @@ type expansion struct {
 // expansion explains the claim's expansion from resize.Decide on its
 // recorded state.
 func (f *facts) expansion() Operation {
-	s := ResizeState(f.pvc, f.pv, f.settings.Recovery)
+	s := resize.StateOf(f.pvc, f.pv, f.settings.Recovery, nil)
 	x := expansion{facts: f, s: s, d: resize.Decide(s, f.now, f.settings.retryMax())}
 	op := Operation{Operation: string(unfinished.Resize), State: StateNone, Decision: Decision{
 		Action: x.d.Action.String(), Target: quantityOrEmpty(x.d.Target), Reason: x.d.Reason}}

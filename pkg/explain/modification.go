@@ -22,10 +22,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // modification explains the claim's modification.
@@ -38,7 +38,8 @@ type modification struct {
 // modification explains the claim's modification from modify.Decide on
 // its recorded state.
 func (f *facts) modification() Operation {
-	s := ModifyState(f.driver, f.pvc, f.pv, f.classDrivers())
+	drivers := f.classDrivers()
+	s := modify.StateOf(f.driver, f.pvc, f.pv, func(name string) (string, bool) { d, ok := drivers[name]; return d, ok }, nil)
 	m := modification{facts: f, s: s, d: modify.Decide(s, f.now, f.settings.retryMax())}
 	op := Operation{Operation: string(unfinished.Modify), State: StateNone,
 		Decision: Decision{Action: m.d.Action.String(), Target: m.d.Target, Reason: m.d.Reason}}

@@ -21,8 +21,8 @@ import (
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
 
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // Leadership says whether this replica is the one whose caches hold the

@@ -27,7 +27,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
 // Action is what the controller should do with a claim's class now.
@@ -61,19 +61,17 @@ func (a Action) String() string {
 	return [...]string{"none", "modify", "pend", "refuse", "cancel", "wait", "blocked"}[a]
 }
 
+// Acts reports whether the action is a step for the claim's worker to take:
+// a driver call, a write, or a warning.
+func (a Action) Acts() bool { return a != None && a != Wait }
+
+// CallsDriver reports whether the action calls the driver.
+func (a Action) CallsDriver() bool { return a == Modify }
+
 // Recorded is pvc.status.modifyVolumeStatus.
 type Recorded struct {
 	Target string
 	Status v1.PersistentVolumeClaimModifyVolumeStatus
-}
-
-// Failure is what the controller remembers of a claim's last failed
-// modification. It lives in memory only; the recorded error condition
-// stands in for it after a restart.
-type Failure struct {
-	Class  resize.Class
-	Target string
-	At     time.Time
 }
 
 // State is everything the decision looks at.
@@ -106,22 +104,10 @@ type State struct {
 	NotCSI string
 }
 
-// Decision is the outcome of Decide.
-type Decision struct {
-	Action Action
-	// Target is the class to modify to, that pends, is refused, waits or is
-	// blocked; for Cancel, the class whose modification is dropped.
-	Target string
-	// RecordIntent is true when the claim's status does not yet say that
-	// Target is in progress, or still carries a final failure that the new
-	// attempt must clear.
-	RecordIntent bool
-	// RetryAfter is how long to wait (Wait).
-	RetryAfter time.Duration
-	// Reason explains the decision in logs and in the events of Refuse,
-	// Pend, Cancel and Blocked.
-	Reason string
-}
+// Decision is the outcome of Decide: Target is the class to modify to,
+// that pends, is refused, waits or is blocked; for Cancel, the class whose
+// modification is dropped.
+type Decision = attempt.Decision[Action, string]
 
 // Decide says what should happen to a claim's class now. infeasibleRetry is
 // how long an infeasible target waits before it is tried again.
@@ -164,7 +150,7 @@ func (s State) unfinished() (string, bool) {
 	if f := s.LastFailure; f != nil && f.Target == r.Target {
 		return r.Target, !f.Class.Final()
 	}
-	return r.Target, !s.errorRecorded() || !ClassOfCode(s.ErrorCode).Final()
+	return r.Target, !s.errorRecorded() || !Rules.ClassOfReason(s.ErrorCode).Final()
 }
 
 // finish retries the unfinished target t, whose intent is already recorded.
@@ -218,11 +204,11 @@ func (s State) mayBePartlyApplied() bool {
 	if r == nil || r.Status != v1.PersistentVolumeClaimModifyVolumeInProgress {
 		return false
 	}
-	class := ClassOfCode(s.ErrorCode)
+	class := Rules.ClassOfReason(s.ErrorCode)
 	if f := s.LastFailure; f != nil && f.Target == r.Target {
 		class = f.Class
 	}
-	return class.Final() && class != resize.Infeasible
+	return class.Final() && class != attempt.Infeasible
 }
 
 // reapply applies the current class again after a rollback (see settle),
@@ -250,7 +236,7 @@ func (s State) infeasibleWait(now time.Time, retry time.Duration) time.Duration 
 	var at time.Time
 	switch f := s.LastFailure; {
 	case f != nil && f.Target == s.Spec:
-		if f.Class != resize.Infeasible {
+		if f.Class != attempt.Infeasible {
 			return 0
 		}
 		at = f.At
@@ -259,9 +245,7 @@ func (s State) infeasibleWait(now time.Time, retry time.Duration) time.Duration 
 	default:
 		return 0
 	}
-	// A failure "in the future" (the clock went back) waits no longer than
-	// a fresh one.
-	return min(at.Add(retry).Sub(now), retry)
+	return attempt.InfeasibleWait(at, now, retry)
 }
 
 // intentRecorded is true when the status already says target is in

@@ -23,7 +23,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
 var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -44,7 +44,7 @@ func rec(target string, s v1.PersistentVolumeClaimModifyVolumeStatus) *Recorded 
 	return &Recorded{Target: target, Status: s}
 }
 
-func failed(c resize.Class, target string, ago time.Duration) *Failure {
+func failed(c attempt.Class, target string, ago time.Duration) *Failure {
 	return &Failure{Class: c, Target: target, At: t0.Add(-ago)}
 }
 
@@ -75,7 +75,7 @@ func TestDecide(t *testing.T) {
 		// Uncertain: the recorded target wins.
 		{name: "in progress, no error (restart mid-call): finish recorded", state: State{Spec: "silver", Recorded: rec("gold", running), Modifying: true}, wantAction: Modify, wantTarget: "gold"},
 		{name: "uncertain recorded, spec changed: finish recorded", state: State{Spec: "silver", Current: "bronze", Recorded: rec("gold", running), Modifying: true, ErrorCode: "DeadlineExceeded"}, wantAction: Modify, wantTarget: "gold"},
-		{name: "uncertain remembered beats a recorded final code", state: State{Spec: "silver", Recorded: rec("gold", running), ErrorCode: "Internal", LastFailure: failed(resize.Uncertain, "gold", time.Second)}, wantAction: Modify, wantTarget: "gold"},
+		{name: "uncertain remembered beats a recorded final code", state: State{Spec: "silver", Recorded: rec("gold", running), ErrorCode: "Internal", LastFailure: failed(attempt.Uncertain, "gold", time.Second)}, wantAction: Modify, wantTarget: "gold"},
 		{name: "uncertain recorded, spec unset: finish recorded", state: State{Recorded: rec("gold", running), ErrorCode: "Unavailable"}, wantAction: Modify, wantTarget: "gold"},
 		{name: "uncertain recorded, spec back at current: finish recorded", state: State{Spec: "silver", Current: "silver", Recorded: rec("gold", running), ErrorCode: "Aborted"}, wantAction: Modify, wantTarget: "gold"},
 		{name: "error without gRPC code recorded: uncertain", state: State{Spec: "silver", Recorded: rec("gold", running), ErrorCode: "Uncertain"}, wantAction: Modify, wantTarget: "gold"},
@@ -85,22 +85,22 @@ func TestDecide(t *testing.T) {
 		// Final failures: the spec is followed again.
 		{name: "final recorded, same spec: retry and clear the error", state: State{Spec: "gold", Recorded: rec("gold", running), ErrorCode: "Internal"}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
 		{name: "final recorded, spec changed: follow the spec", state: State{Spec: "silver", Recorded: rec("gold", running), ErrorCode: "Internal"}, wantAction: Modify, wantTarget: "silver", wantIntent: true},
-		{name: "final remembered beats a recorded uncertain code", state: State{Spec: "silver", Recorded: rec("gold", running), ErrorCode: "DeadlineExceeded", LastFailure: failed(resize.Final, "gold", time.Second)}, wantAction: Modify, wantTarget: "silver", wantIntent: true},
+		{name: "final remembered beats a recorded uncertain code", state: State{Spec: "silver", Recorded: rec("gold", running), ErrorCode: "DeadlineExceeded", LastFailure: failed(attempt.Final, "gold", time.Second)}, wantAction: Modify, wantTarget: "silver", wantIntent: true},
 		{name: "failed precondition is final for modify", state: State{Spec: "silver", Recorded: rec("gold", running), ErrorCode: "FailedPrecondition"}, wantAction: Modify, wantTarget: "silver", wantIntent: true},
 
 		// Infeasible: slow lane for the same class.
-		{name: "infeasible remembered, same class, not due: wait", state: State{Spec: "gold", Recorded: rec("gold", refused), ErrorCode: "InvalidArgument", ErrorAt: t0.Add(-time.Minute), LastFailure: failed(resize.Infeasible, "gold", time.Minute)}, wantAction: Wait, wantTarget: "gold", wantAfter: 4 * time.Minute},
-		{name: "infeasible remembered, due: retry", state: State{Spec: "gold", Recorded: rec("gold", refused), ErrorCode: "InvalidArgument", LastFailure: failed(resize.Infeasible, "gold", retry)}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
+		{name: "infeasible remembered, same class, not due: wait", state: State{Spec: "gold", Recorded: rec("gold", refused), ErrorCode: "InvalidArgument", ErrorAt: t0.Add(-time.Minute), LastFailure: failed(attempt.Infeasible, "gold", time.Minute)}, wantAction: Wait, wantTarget: "gold", wantAfter: 4 * time.Minute},
+		{name: "infeasible remembered, due: retry", state: State{Spec: "gold", Recorded: rec("gold", refused), ErrorCode: "InvalidArgument", LastFailure: failed(attempt.Infeasible, "gold", retry)}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
 		{name: "infeasible recorded, memory lost by restart, not due: wait", state: State{Spec: "gold", Recorded: rec("gold", refused), ErrorCode: "InvalidArgument", ErrorAt: t0.Add(-2 * time.Minute)}, wantAction: Wait, wantTarget: "gold", wantAfter: 3 * time.Minute},
 		{name: "infeasible recorded without a time: retry now", state: State{Spec: "gold", Recorded: rec("gold", refused), ErrorCode: "InvalidArgument"}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
-		{name: "infeasible in the future (clock went back): wait at most the interval", state: State{Spec: "gold", Recorded: rec("gold", refused), LastFailure: failed(resize.Infeasible, "gold", -time.Hour)}, wantAction: Wait, wantTarget: "gold", wantAfter: retry},
-		{name: "infeasible, user changed class: modify now", state: State{Spec: "silver", Current: "bronze", Recorded: rec("gold", refused), ErrorCode: "InvalidArgument", LastFailure: failed(resize.Infeasible, "gold", time.Second)}, wantAction: Modify, wantTarget: "silver", wantIntent: true},
-		{name: "final remembered for the spec's class: no slow lane", state: State{Spec: "gold", Recorded: rec("gold", running), ErrorCode: "Internal", ErrorAt: t0, LastFailure: failed(resize.Final, "gold", time.Second)}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
+		{name: "infeasible in the future (clock went back): wait at most the interval", state: State{Spec: "gold", Recorded: rec("gold", refused), LastFailure: failed(attempt.Infeasible, "gold", -time.Hour)}, wantAction: Wait, wantTarget: "gold", wantAfter: retry},
+		{name: "infeasible, user changed class: modify now", state: State{Spec: "silver", Current: "bronze", Recorded: rec("gold", refused), ErrorCode: "InvalidArgument", LastFailure: failed(attempt.Infeasible, "gold", time.Second)}, wantAction: Modify, wantTarget: "silver", wantIntent: true},
+		{name: "final remembered for the spec's class: no slow lane", state: State{Spec: "gold", Recorded: rec("gold", running), ErrorCode: "Internal", ErrorAt: t0, LastFailure: failed(attempt.Final, "gold", time.Second)}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
 
 		// Rollback after a final error: the backend may be partly at the
 		// failed class, so the current class is applied again.
 		{name: "rollback to current after final: apply the current class again", state: State{Spec: "gold", Current: "gold", Recorded: rec("silver", running), ErrorCode: "Internal", Modifying: true}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
-		{name: "rollback after a final failure remembered: apply the current class again", state: State{Spec: "gold", Current: "gold", Recorded: rec("silver", running), ErrorCode: "DeadlineExceeded", LastFailure: failed(resize.Final, "silver", time.Second)}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
+		{name: "rollback after a final failure remembered: apply the current class again", state: State{Spec: "gold", Current: "gold", Recorded: rec("silver", running), ErrorCode: "DeadlineExceeded", LastFailure: failed(attempt.Final, "silver", time.Second)}, wantAction: Modify, wantTarget: "gold", wantIntent: true},
 		{name: "rollback after final, current class deleted: pend", state: State{Spec: "bronze", Current: "bronze", Recorded: rec("silver", running), ErrorCode: "Internal"}, wantAction: Pend, wantTarget: "bronze", wantIntent: true},
 		{name: "rollback after final, current class now another driver's: refuse", state: State{Spec: "alien", Current: "alien", Recorded: rec("silver", running), ErrorCode: "Internal"}, wantAction: Refuse, wantTarget: "alien"},
 		{name: "class unset after final: cancel (no class to apply)", state: State{Current: "gold", Recorded: rec("silver", running), ErrorCode: "Internal"}, wantAction: Cancel, wantTarget: "silver"},

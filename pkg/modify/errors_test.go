@@ -24,46 +24,46 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-func TestClassOf(t *testing.T) {
+func TestRules(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		want resize.Class
+		want attempt.Class
 	}{
-		{name: "deadline exceeded: uncertain", err: status.Error(codes.DeadlineExceeded, "x"), want: resize.Uncertain},
-		{name: "unavailable: uncertain", err: status.Error(codes.Unavailable, "x"), want: resize.Uncertain},
-		{name: "canceled: uncertain", err: status.Error(codes.Canceled, "x"), want: resize.Uncertain},
-		{name: "resource exhausted: uncertain", err: status.Error(codes.ResourceExhausted, "x"), want: resize.Uncertain},
-		{name: "aborted: uncertain", err: status.Error(codes.Aborted, "x"), want: resize.Uncertain},
-		{name: "invalid argument: infeasible", err: status.Error(codes.InvalidArgument, "x"), want: resize.Infeasible},
-		{name: "out of range is final for modify", err: status.Error(codes.OutOfRange, "x"), want: resize.Final},
-		{name: "not found: final", err: status.Error(codes.NotFound, "x"), want: resize.Final},
-		{name: "failed precondition: final", err: status.Error(codes.FailedPrecondition, "x"), want: resize.Final},
-		{name: "internal: final", err: status.Error(codes.Internal, "x"), want: resize.Final},
-		{name: "unknown code: final, as upstream", err: status.Error(codes.Unknown, "x"), want: resize.Final},
-		{name: "wrapped status keeps its class", err: fmt.Errorf("modify: %w", status.Error(codes.InvalidArgument, "x")), want: resize.Infeasible},
-		{name: "no gRPC status: uncertain", err: errors.New("connection reset"), want: resize.Uncertain},
+		{name: "deadline exceeded: uncertain", err: status.Error(codes.DeadlineExceeded, "x"), want: attempt.Uncertain},
+		{name: "unavailable: uncertain", err: status.Error(codes.Unavailable, "x"), want: attempt.Uncertain},
+		{name: "canceled: uncertain", err: status.Error(codes.Canceled, "x"), want: attempt.Uncertain},
+		{name: "resource exhausted: uncertain", err: status.Error(codes.ResourceExhausted, "x"), want: attempt.Uncertain},
+		{name: "aborted: uncertain", err: status.Error(codes.Aborted, "x"), want: attempt.Uncertain},
+		{name: "invalid argument: infeasible", err: status.Error(codes.InvalidArgument, "x"), want: attempt.Infeasible},
+		{name: "out of range is final for modify", err: status.Error(codes.OutOfRange, "x"), want: attempt.Final},
+		{name: "not found: final", err: status.Error(codes.NotFound, "x"), want: attempt.Final},
+		{name: "failed precondition: final", err: status.Error(codes.FailedPrecondition, "x"), want: attempt.Final},
+		{name: "internal: final", err: status.Error(codes.Internal, "x"), want: attempt.Final},
+		{name: "unknown code: final, as upstream", err: status.Error(codes.Unknown, "x"), want: attempt.Final},
+		{name: "wrapped status keeps its class", err: fmt.Errorf("modify: %w", status.Error(codes.InvalidArgument, "x")), want: attempt.Infeasible},
+		{name: "no gRPC status: uncertain", err: errors.New("connection reset"), want: attempt.Uncertain},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ClassOf(tt.err); got != tt.want {
-				t.Errorf("ClassOf = %v, want %v", got, tt.want)
+			if got := Rules.ClassOf(tt.err); got != tt.want {
+				t.Errorf("Rules.ClassOf = %v, want %v", got, tt.want)
 			}
 			// What is recorded reads back as the same class after a restart.
-			if got := ClassOfCode(ReasonOf(tt.err)); got != tt.want {
-				t.Errorf("ClassOfCode(ReasonOf) = %v, want %v", got, tt.want)
+			if got := Rules.ClassOfReason(attempt.ReasonOf(tt.err)); got != tt.want {
+				t.Errorf("ClassOfReason(ReasonOf) = %v, want %v", got, tt.want)
 			}
 		})
 	}
 }
 
-func TestClassOfCodeUnknownNames(t *testing.T) {
+func TestClassOfReasonNamingNoCode(t *testing.T) {
 	for _, name := range []string{"", "Bogus", "Uncertain"} {
-		if got := ClassOfCode(name); got != resize.Uncertain {
-			t.Errorf("ClassOfCode(%q) = %v, want uncertain", name, got)
+		if got := Rules.ClassOfReason(name); got != attempt.Uncertain {
+			t.Errorf("ClassOfReason(%q) = %v, want uncertain", name, got)
 		}
 	}
 }

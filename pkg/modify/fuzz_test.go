@@ -22,7 +22,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
 // fuzzNames are the class names a fuzzed claim picks from: two of ours, one
@@ -74,7 +74,7 @@ func FuzzModifyDecide(f *testing.F) {
 			s.ErrorAt = t0.Add(-time.Duration(errorAge))
 		}
 		if failClass > 0 {
-			s.LastFailure = &Failure{Class: resize.Class(failClass % 4), Target: pick(fuzzNames, failTargetSel, name), At: t0.Add(-time.Duration(failAge))}
+			s.LastFailure = &Failure{Class: attempt.Class(failClass % 4), Target: pick(fuzzNames, failTargetSel, name), At: t0.Add(-time.Duration(failAge))}
 		}
 		if notCSI {
 			s.NotCSI = "in-tree volume"
@@ -92,11 +92,11 @@ func rolledBackAfterCall(s State) bool {
 	if s.Spec != s.Current || r == nil || r.Status != v1.PersistentVolumeClaimModifyVolumeInProgress {
 		return false
 	}
-	class := ClassOfCode(s.ErrorCode)
+	class := Rules.ClassOfReason(s.ErrorCode)
 	if s.LastFailure != nil && s.LastFailure.Target == r.Target {
 		class = s.LastFailure.Class
 	}
-	return class.Final() && class != resize.Infeasible
+	return class.Final() && class != attempt.Infeasible
 }
 
 // check asserts what must hold of every decision.

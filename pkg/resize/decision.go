@@ -25,6 +25,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
 // Action is what the controller should do with a claim now.
@@ -37,11 +39,11 @@ const (
 	Expand
 	// Wait: an infeasible size is not retried before Decision.RetryAfter.
 	Wait
-	// Settle: kubelet finished the node step at the size recorded for it,
+	// RecordVolumeSize: kubelet finished the node step at the size recorded for it,
 	// and the volume is larger (the driver allocated more than asked for):
 	// record Decision.Target, the volume's size, as the claim's capacity
 	// and allocated size. No driver call.
-	Settle
+	RecordVolumeSize
 	// NodeRetry: kubelet found the recorded size infeasible, and the user
 	// lowered the request to a size the volume already holds: hand the
 	// claim back to kubelet at Decision.Target, the request. No driver
@@ -56,8 +58,8 @@ func (a Action) String() string {
 		return "expand"
 	case Wait:
 		return "wait"
-	case Settle:
-		return "settle"
+	case RecordVolumeSize:
+		return "record-volume-size"
 	case NodeRetry:
 		return "node-retry"
 	default:
@@ -65,13 +67,12 @@ func (a Action) String() string {
 	}
 }
 
-// Failure is what the controller remembers of a claim's last failed attempt.
-// It lives in memory only: after a restart the recorded status decides.
-type Failure struct {
-	Class  Class
-	Target resource.Quantity
-	At     time.Time
-}
+// Acts reports whether the action is a step for the claim's worker to take:
+// a driver call or a write.
+func (a Action) Acts() bool { return a == Expand || a == RecordVolumeSize || a == NodeRetry }
+
+// CallsDriver reports whether the action calls the driver.
+func (a Action) CallsDriver() bool { return a == Expand }
 
 // State is everything the decision looks at.
 type State struct {
@@ -85,7 +86,7 @@ type State struct {
 	// the size being expanded to while a resize runs, and the size kubelet
 	// expands the file system to; once the resize is complete, the
 	// capacity the driver reported, which is at least the size asked for
-	// and so may be above the request (see Settle).
+	// and so may be above the request (see RecordVolumeSize).
 	Allocated *resource.Quantity
 	// Status is pvc.status.allocatedResourceStatuses[storage], "" when unset.
 	Status v1.ClaimResourceStatus
@@ -100,20 +101,9 @@ type State struct {
 	Recovery bool
 }
 
-// Decision is the outcome of Decide.
-type Decision struct {
-	Action Action
-	// Target is the size to expand to (Expand) or that waits (Wait).
-	Target resource.Quantity
-	// RecordIntent is true when the claim's status does not yet say that
-	// Target is in progress, or still carries a recorded failure that the
-	// new attempt must clear.
-	RecordIntent bool
-	// RetryAfter is how long to wait (Wait).
-	RetryAfter time.Duration
-	// Reason explains the decision in logs.
-	Reason string
-}
+// Decision is the outcome of Decide: Target is the size to expand to
+// (Expand), that waits (Wait), or to record (RecordVolumeSize, NodeRetry).
+type Decision = attempt.Decision[Action, resource.Quantity]
 
 // Decide says what should happen to a claim now. infeasibleRetry is how long
 // an infeasible size waits before it is tried again.
@@ -132,8 +122,8 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 		return Decision{Action: None, Reason: fmt.Sprintf("kubelet found %s infeasible: waiting for a request that asks for another size", s.Allocated.String())}
 	}
 	if !s.needsWork() {
-		if s.unsettled() {
-			return Decision{Action: Settle, Target: s.PVSize,
+		if s.volumeSizeUnrecorded() {
+			return Decision{Action: RecordVolumeSize, Target: s.PVSize,
 				Reason: fmt.Sprintf("kubelet finished at %s; recording the volume's size %s the driver allocated", s.Capacity.String(), s.PVSize.String())}
 		}
 		return Decision{Action: None, Reason: "requested size is reached"}
@@ -189,7 +179,7 @@ func (s State) nodeRecoverable() bool {
 		s.Request.Cmp(*s.Allocated) < 0 && s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(s.Request) >= 0
 }
 
-// unsettled is true when the last resize is complete at the recorded size
+// volumeSizeUnrecorded is true when the last resize is complete at the recorded size
 // (kubelet writes status.capacity = allocatedResources and drops the
 // status) while the volume is larger: the driver allocated more than it was
 // asked for. That larger size is recorded only now, after kubelet: while
@@ -197,7 +187,7 @@ func (s State) nodeRecoverable() bool {
 // the claim NodeResizeInfeasible after a second final node failure; and
 // kubelet reconciles a volume for as long as the PV is larger than the size
 // it finished at.
-func (s State) unsettled() bool {
+func (s State) volumeSizeUnrecorded() bool {
 	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 && s.PVSize.Cmp(s.Capacity) > 0
 }
 
@@ -248,12 +238,10 @@ func (s State) mustFinishRecorded() bool {
 // failure at that same size; 0 when it may be tried now.
 func (s State) infeasibleWait(target resource.Quantity, now time.Time, retry time.Duration) time.Duration {
 	f := s.LastFailure
-	if f == nil || f.Class != Infeasible || f.Target.Cmp(target) != 0 {
+	if f == nil || f.Class != attempt.Infeasible || f.Target.Cmp(target) != 0 {
 		return 0
 	}
-	// A failure remembered "in the future" (the clock went back) waits no
-	// longer than a fresh one.
-	return min(f.At.Add(retry).Sub(now), retry)
+	return attempt.InfeasibleWait(f.At, now, retry)
 }
 
 // intentRecorded is true when the status already says target is in progress.

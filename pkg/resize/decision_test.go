@@ -17,6 +17,7 @@ limitations under the License.
 package resize
 
 import (
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"testing"
 	"time"
 
@@ -35,9 +36,21 @@ func qp(s string) *resource.Quantity {
 	return &v
 }
 
-func failed(c Class, target string, ago time.Duration) *Failure {
+func failed(c attempt.Class, target string, ago time.Duration) *Failure {
 	return &Failure{Class: c, Target: q(target), At: t0.Add(-ago)}
 }
+
+// failedInUse is a remembered FailedPrecondition: the volume is in use.
+func failedInUse(target string, ago time.Duration) *Failure {
+	return &Failure{Class: attempt.Final, Reason: "FailedPrecondition", Target: q(target), At: t0.Add(-ago)}
+}
+
+// The classes, shorter.
+const (
+	Uncertain  = attempt.Uncertain
+	Infeasible = attempt.Infeasible
+	Final      = attempt.Final
+)
 
 const (
 	ctrlProgress   = v1.PersistentVolumeClaimControllerResizeInProgress
@@ -61,7 +74,7 @@ func TestDecide(t *testing.T) {
 		// kubelet finished at the recorded size; the driver allocated more.
 		{name: "kubelet finished below the volume's size: settle at the volume's size",
 			state:      State{Request: q("1500Mi"), Capacity: q("1500Mi"), PVSize: q("2Gi"), Allocated: qp("1500Mi")},
-			wantAction: Settle, wantTarget: "2Gi"},
+			wantAction: RecordVolumeSize, wantTarget: "2Gi"},
 		{name: "settled: nothing",
 			state:      State{Request: q("1500Mi"), Capacity: q("2Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi")},
 			wantAction: None},
@@ -107,7 +120,7 @@ func TestDecide(t *testing.T) {
 		{name: "final remembered, request unchanged: retry and clear the error", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, ErrorRecorded: true, LastFailure: failed(Final, "5Gi", time.Second), Recovery: true}, wantAction: Expand, wantTarget: "5Gi", wantIntent: true},
 		{name: "final recorded, memory lost by restart, user lowered: expand to request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, ErrorRecorded: true, Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
 		{name: "final remembered, recovery off: lowered request does not replace recorded size", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, ErrorRecorded: true, LastFailure: failed(Final, "5Gi", time.Second)}, wantAction: Expand, wantTarget: "5Gi", wantIntent: true},
-		{name: "in-use remembered counts as final: user lowered request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, LastFailure: failed(InUse, "5Gi", time.Second), Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+		{name: "in-use remembered counts as final: user lowered request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlProgress, LastFailure: failedInUse("5Gi", time.Second), Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
 
 		// ControllerResizeInfeasible: slow lane.
 		{name: "infeasible remembered, same size, not due: wait", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, LastFailure: failed(Infeasible, "5Gi", time.Minute), Recovery: true}, wantAction: Wait, wantTarget: "5Gi", wantAfter: 4 * time.Minute},
@@ -170,7 +183,7 @@ func TestDecide(t *testing.T) {
 func TestDecideNeverBelowPVSize(t *testing.T) {
 	sizes := []string{"1", "1Gi", "2Gi", "3Gi", "10Ti"}
 	statuses := []v1.ClaimResourceStatus{"", ctrlProgress, ctrlInfeasible, nodePending, nodeProgress, nodeInfeasible}
-	classes := []*Failure{nil, failed(Uncertain, "2Gi", 0), failed(Final, "2Gi", 0), failed(Infeasible, "3Gi", 0), failed(InUse, "2Gi", 0)}
+	classes := []*Failure{nil, failed(Uncertain, "2Gi", 0), failed(Final, "2Gi", 0), failed(Infeasible, "3Gi", 0), failedInUse("2Gi", 0)}
 	for _, req := range sizes {
 		for _, pv := range sizes {
 			for _, alloc := range append(sizes, "") {

@@ -17,69 +17,34 @@ limitations under the License.
 package resize
 
 import (
-	"errors"
-
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-// Class says how a failed expansion is treated. The zero value is Uncertain,
-// the safe default: an error of unknown origin may hide a call that still
-// completes in the backend.
-type Class int
+// Rules class the errors of ControllerExpandVolume as the CSI spec defines
+// them: a size the driver cannot have (InvalidArgument, OutOfRange) or a
+// volume it does not know (NotFound) is infeasible.
+var Rules = attempt.Rules{Infeasible: []codes.Code{codes.InvalidArgument, codes.OutOfRange, codes.NotFound}}
 
-const (
-	// Uncertain failures may still complete in the backend: the recorded
-	// size must be finished, never switched for another one.
-	Uncertain Class = iota
-	// Infeasible failures will not succeed at this size; they are retried
-	// slowly unless the user changes the request.
-	Infeasible
-	// Final failures did not change the volume; the user may change the
-	// request.
-	Final
-	// InUse failures (FailedPrecondition) mean the driver cannot expand a
-	// volume that a pod uses. They are final for the size, and the attempt
-	// waits until no pod uses the claim.
-	InUse
-)
+// Failure is what the controller remembers of a claim's last failed
+// expansion.
+type Failure = attempt.Failure[resource.Quantity]
 
-// String returns the class name used in logs and metrics.
-func (c Class) String() string {
-	switch c {
-	case Infeasible:
-		return "infeasible"
-	case Final:
-		return "final"
-	case InUse:
+// InUse reports whether f says the driver cannot expand the volume while a
+// pod uses it (FailedPrecondition). Such a failure is final for the size;
+// with in-use handling on, the next attempt waits until no pod uses the
+// claim.
+func InUse(f *Failure) bool {
+	return f != nil && f.Reason == codes.FailedPrecondition.String()
+}
+
+// Result names a failed attempt for the resize duration metric: its class,
+// or "in-use".
+func Result(f Failure) string {
+	if InUse(&f) {
 		return "in-use"
-	default:
-		return "uncertain"
 	}
-}
-
-// Final reports whether the failure left the volume unchanged, so the user's
-// current request, not the recorded one, is the next target.
-func (c Class) Final() bool {
-	return c != Uncertain
-}
-
-// ClassOf classifies an expansion error by its gRPC code, following the CSI
-// spec's ControllerExpandVolume errors.
-func ClassOf(err error) Class {
-	var withStatus interface{ GRPCStatus() *status.Status }
-	if !errors.As(err, &withStatus) {
-		return Uncertain
-	}
-	switch withStatus.GRPCStatus().Code() {
-	case codes.Canceled, codes.DeadlineExceeded, codes.Unavailable,
-		codes.ResourceExhausted, codes.Aborted:
-		return Uncertain
-	case codes.InvalidArgument, codes.OutOfRange, codes.NotFound:
-		return Infeasible
-	case codes.FailedPrecondition:
-		return InUse
-	default:
-		return Final
-	}
+	return f.Class.String()
 }

@@ -24,54 +24,69 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-func TestClassOf(t *testing.T) {
+// TestRules checks how ControllerExpandVolume's errors are classed, and
+// which of them say the volume is in use.
+func TestRules(t *testing.T) {
 	tests := []struct {
-		name string
-		err  error
-		want Class
+		name   string
+		err    error
+		want   attempt.Class
+		result string
 	}{
-		{name: "not a gRPC error", err: errors.New("boom"), want: Uncertain},
-		{name: "context deadline", err: context.DeadlineExceeded, want: Uncertain},
-		{name: "wrapped gRPC code", err: fmt.Errorf("expand: %w", status.Error(codes.OutOfRange, "too big")), want: Infeasible},
+		{name: "not a gRPC error", err: errors.New("boom"), want: Uncertain, result: "uncertain"},
+		{name: "context deadline", err: context.DeadlineExceeded, want: Uncertain, result: "uncertain"},
+		{name: "wrapped gRPC code", err: fmt.Errorf("expand: %w", status.Error(codes.OutOfRange, "too big")), want: Infeasible, result: "infeasible"},
 	}
-	want := map[codes.Code]Class{
+	want := map[codes.Code]attempt.Class{
 		codes.Canceled: Uncertain, codes.DeadlineExceeded: Uncertain, codes.Unavailable: Uncertain,
 		codes.ResourceExhausted: Uncertain, codes.Aborted: Uncertain,
 		codes.InvalidArgument: Infeasible, codes.OutOfRange: Infeasible, codes.NotFound: Infeasible,
-		codes.FailedPrecondition: InUse,
+		codes.FailedPrecondition: Final,
 		codes.Unknown:            Final, codes.AlreadyExists: Final, codes.PermissionDenied: Final, codes.Unimplemented: Final,
 		codes.Internal: Final, codes.DataLoss: Final, codes.Unauthenticated: Final,
 	}
 	for code, class := range want {
+		result := class.String()
+		if code == codes.FailedPrecondition {
+			result = "in-use"
+		}
 		tests = append(tests, struct {
-			name string
-			err  error
-			want Class
-		}{name: code.String(), err: status.Error(code, "x"), want: class})
+			name   string
+			err    error
+			want   attempt.Class
+			result string
+		}{name: code.String(), err: status.Error(code, "x"), want: class, result: result})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ClassOf(tc.err); got != tc.want {
-				t.Errorf("ClassOf(%v) = %s, want %s", tc.err, got, tc.want)
+			f := attempt.Failed(Rules, tc.err, q("1Gi"), t0)
+			if f.Class != tc.want {
+				t.Errorf("class of %v = %s, want %s", tc.err, f.Class, tc.want)
+			}
+			if got := Result(f); got != tc.result {
+				t.Errorf("Result = %q, want %q", got, tc.result)
+			}
+			if InUse(&f) != (tc.result == "in-use") {
+				t.Errorf("InUse = %v, want %v", InUse(&f), tc.result == "in-use")
 			}
 		})
 	}
+	if InUse(nil) {
+		t.Error("InUse(nil) = true")
+	}
 }
 
-func TestClassStrings(t *testing.T) {
-	for c, want := range map[Class]string{Uncertain: "uncertain", Infeasible: "infeasible", Final: "final", InUse: "in-use"} {
-		if c.String() != want {
-			t.Errorf("%d: %q, want %q", c, c.String(), want)
-		}
-		if c.Final() == (c == Uncertain) {
-			t.Errorf("%s: Final() = %v", c, c.Final())
-		}
-	}
-	for a, want := range map[Action]string{None: "none", Expand: "expand", Wait: "wait"} {
+func TestActionStrings(t *testing.T) {
+	for a, want := range map[Action]string{None: "none", Expand: "expand", Wait: "wait", RecordVolumeSize: "record-volume-size", NodeRetry: "node-retry"} {
 		if a.String() != want {
 			t.Errorf("%d: %q, want %q", a, a.String(), want)
+		}
+		if a.CallsDriver() != (a == Expand) || a.Acts() != (a != None && a != Wait) {
+			t.Errorf("%s: CallsDriver %v, Acts %v", a, a.CallsDriver(), a.Acts())
 		}
 	}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package resize
 
 import (
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"math"
 	"testing"
 	"time"
@@ -34,6 +35,10 @@ var fuzzStatuses = []v1.ClaimResourceStatus{"", ctrlProgress, ctrlInfeasible, no
 // and exabytes both occur; beyond, extreme scales (up to +-2^31-1), as a
 // valid quantity such as "1e2000000000" carries, which
 // resource.Quantity.Cmp cannot compare in useful time.
+// fuzzClasses are the classes a remembered failure may have; the last
+// stands for an in-use failure.
+var fuzzClasses = []attempt.Class{Uncertain, Infeasible, Final, Final}
+
 func fuzzQuantity(value int64, scale int8) resource.Quantity {
 	var s int64
 	switch {
@@ -92,7 +97,10 @@ func FuzzDecide(f *testing.F) {
 			s.Status = v1.ClaimResourceStatus(unknownStatus)
 		}
 		if class > 0 {
-			f := &Failure{Class: Class(class - 1), At: t0.Add(-time.Duration(failAge))}
+			f := &Failure{Class: fuzzClasses[(class-1)%4], At: t0.Add(-time.Duration(failAge))}
+			if (class-1)%4 == 3 {
+				f.Reason = "FailedPrecondition" // in use
+			}
 			switch failSel % 4 {
 			case 0:
 				f.Target = s.Request
@@ -123,7 +131,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 		t.Errorf("%s: empty reason", describe(s))
 	}
 	switch d.Action {
-	case None, Expand, Wait, Settle, NodeRetry:
+	case None, Expand, Wait, RecordVolumeSize, NodeRetry:
 	default:
 		t.Fatalf("%s: unknown action %d", describe(s), d.Action)
 	}
@@ -145,12 +153,12 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	// (finished, or handed to kubelet with the PV at that size) is never
 	// expanded again, even when that size is above the request because
 	// the driver allocated more: no new expansion, no "lowered request".
-	if settled(s) && d.Action != None && d.Action != Settle {
+	if settled(s) && d.Action != None && d.Action != RecordVolumeSize {
 		t.Errorf("%s: %s to %s, but the claim holds its request and no step is unfinished", describe(s), d.Action, d.Target.String())
 	}
 	// kubelet finished at the recorded size below the volume's: the
 	// volume's size is recorded, and only then.
-	if finishedBelowVolume(s) != (d.Action == Settle) {
+	if finishedBelowVolume(s) != (d.Action == RecordVolumeSize) {
 		t.Errorf("%s: %s to %s; kubelet finished below the volume's size: %v", describe(s), d.Action, d.Target.String(), finishedBelowVolume(s))
 	}
 	// A node retry hands kubelet the lowered request, which the volume
@@ -159,7 +167,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 		s.Allocated == nil || d.Target.Cmp(*s.Allocated) >= 0 || d.Target.Cmp(s.Capacity) <= 0) {
 		t.Errorf("%s: node retry at %s", describe(s), d.Target.String())
 	}
-	if d.Action == Settle && d.Target.Cmp(s.PVSize) != 0 {
+	if d.Action == RecordVolumeSize && d.Target.Cmp(s.PVSize) != 0 {
 		t.Errorf("%s: settle at %s, want the volume's size %s", describe(s), d.Target.String(), s.PVSize.String())
 	}
 	// Kubelet found the recorded size infeasible: asking the driver for it

@@ -18,6 +18,7 @@ package resize
 
 import (
 	"fmt"
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"testing"
 	"time"
 
@@ -28,7 +29,7 @@ import (
 // afterFailure is a claim whose attempt at target failed with class, as
 // the controller leaves it: the failure recorded in the status, and
 // remembered unless the controller restarted since.
-func afterFailure(class Class, capacity, pv, target string, restarted, recovery bool) State {
+func afterFailure(class attempt.Class, capacity, pv, target string, restarted, recovery bool) State {
 	s := State{Request: q(target), Capacity: q(capacity), PVSize: q(pv), Allocated: qp(target),
 		Status: ctrlProgress, ErrorRecorded: true, Recovery: recovery}
 	if class == Infeasible {
@@ -53,7 +54,7 @@ func TestLowerRangeIsWhatDecideFollows(t *testing.T) {
 		{"1Gi", "1Gi", "1Gi"},
 		{"1500m", "1", "2"},
 	}
-	for _, class := range []Class{Infeasible, Final, InUse} {
+	for _, class := range []attempt.Class{Infeasible, Final} {
 		for _, sz := range sizes {
 			for _, restarted := range []bool{false, true} {
 				for _, recovery := range []bool{true, false} {

@@ -47,7 +47,7 @@ func checkSuccess(t *testing.T, s State, target resource.Quantity, extra int64, 
 		return // beyond what any decision compares
 	}
 	at := metav1.NewTime(t0)
-	pvc := statuspatch.Intent(claimOf(s), target, at)
+	pvc := statuspatch.ResizeIntent(claimOf(s), target, at)
 	pvSize := s.PVSize
 	if size.Cmp(pvSize) > 0 {
 		pvSize = size
@@ -55,7 +55,7 @@ func checkSuccess(t *testing.T, s State, target resource.Quantity, extra int64, 
 	if nodeStep {
 		pvc = statuspatch.NodePending(pvc, at)
 	} else {
-		pvc = statuspatch.Finished(pvc, size, at)
+		pvc = statuspatch.ResizeFinished(pvc, size, at)
 	}
 	after := stateOfClaim(pvc, pvSize, s.Recovery)
 	what := describe(s) + " expanded to " + target.String() + ", driver answered " + size.String()
@@ -128,11 +128,11 @@ func settleAfterKubelet(t *testing.T, what string, s State) State {
 		return s
 	}
 	d := Decide(s, t0, retry)
-	if d.Action != Settle || d.Target.Cmp(s.PVSize) != 0 {
+	if d.Action != RecordVolumeSize || d.Target.Cmp(s.PVSize) != 0 {
 		t.Errorf("%s, kubelet finished at %s: %s to %s (%s), want to settle at the volume's %s", what, s.Capacity.String(), d.Action, d.Target.String(), d.Reason, s.PVSize.String())
 		return s
 	}
-	return stateOfClaim(statuspatch.Settled(claimOf(s), d.Target), s.PVSize, s.Recovery)
+	return stateOfClaim(statuspatch.VolumeSizeRecorded(claimOf(s), d.Target), s.PVSize, s.Recovery)
 }
 
 // finishOnNode is kubelet's part: the claim's capacity becomes the

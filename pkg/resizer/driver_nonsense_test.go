@@ -28,6 +28,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
@@ -50,18 +51,18 @@ func TestDriverNonsense(t *testing.T) {
 		arm       func(*csidriver.Driver)
 		wantSize  string
 		wantCode  codes.Code
-		wantClass resize.Class
+		wantClass attempt.Class
 	}{
 		{name: "capacity 0 is passed on as 0", arm: capacity(0), wantSize: "0"},
 		{name: "smaller capacity is passed on", arm: capacity(1 << 30), wantSize: "1Gi"},
 		{name: "negative capacity is passed on", arm: capacity(-1), wantSize: "-1"},
 		{name: "absurdly larger capacity is passed on", arm: capacity(1 << 60), wantSize: "1Ei"},
 		{name: "OK with a nil response reads as capacity 0", arm: answer(nil, nil), wantSize: "0"},
-		{name: "Unknown is final", arm: answer(nil, status.Error(codes.Unknown, "?")), wantCode: codes.Unknown, wantClass: resize.Final},
-		{name: "code 42 is kept, and final", arm: answer(nil, status.Error(codes.Code(42), "?")), wantCode: codes.Code(42), wantClass: resize.Final},
-		{name: "code 1<<31 reads as Unknown (malformed grpc-status), final", arm: answer(nil, status.Error(codes.Code(1<<31), "?")), wantCode: codes.Unknown, wantClass: resize.Final},
+		{name: "Unknown is final", arm: answer(nil, status.Error(codes.Unknown, "?")), wantCode: codes.Unknown, wantClass: attempt.Final},
+		{name: "code 42 is kept, and final", arm: answer(nil, status.Error(codes.Code(42), "?")), wantCode: codes.Code(42), wantClass: attempt.Final},
+		{name: "code 1<<31 reads as Unknown (malformed grpc-status), final", arm: answer(nil, status.Error(codes.Code(1<<31), "?")), wantCode: codes.Unknown, wantClass: attempt.Final},
 		{name: "an error with a response drops the response", arm: answer(&csispec.ControllerExpandVolumeResponse{CapacityBytes: 4 << 30}, status.Error(codes.Aborted, "busy")),
-			wantCode: codes.Aborted, wantClass: resize.Uncertain},
+			wantCode: codes.Aborted, wantClass: attempt.Uncertain},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,8 +70,8 @@ func TestDriverNonsense(t *testing.T) {
 			tc.arm(d)
 			size, _, err := (&CSI{Driver: c}).Expand(context.Background(), csiVolume("vol-1"), resource.MustParse("2Gi"), nil)
 			if tc.wantCode != codes.OK {
-				if err == nil || status.Code(err) != tc.wantCode || resize.ClassOf(err) != tc.wantClass {
-					t.Fatalf("Expand error = %v (class %s), want code %s, class %s", err, resize.ClassOf(err), tc.wantCode, tc.wantClass)
+				if err == nil || status.Code(err) != tc.wantCode || resize.Rules.ClassOf(err) != tc.wantClass {
+					t.Fatalf("Expand error = %v (class %s), want code %s, class %s", err, resize.Rules.ClassOf(err), tc.wantCode, tc.wantClass)
 				}
 				if !size.IsZero() {
 					t.Errorf("size %s returned with an error", size.String())
@@ -127,8 +128,8 @@ func TestRefusedBeforeTheDriver(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("Expand did not return")
 			}
-			if status.Code(err) != tc.wantCode || resize.ClassOf(err) != resize.Infeasible {
-				t.Fatalf("Expand error = %v (code %s, class %s), want code %s, infeasible", err, status.Code(err), resize.ClassOf(err), tc.wantCode)
+			if status.Code(err) != tc.wantCode || resize.Rules.ClassOf(err) != attempt.Infeasible {
+				t.Fatalf("Expand error = %v (code %s, class %s), want code %s, infeasible", err, status.Code(err), resize.Rules.ClassOf(err), tc.wantCode)
 			}
 			if !strings.Contains(err.Error(), tc.wantMsg) || strings.HasPrefix(err.Error(), "rpc error") {
 				t.Errorf("error %q: want %q, and no sign of a driver answer", err, tc.wantMsg)
@@ -164,8 +165,8 @@ func TestDriverStopsMidCall(t *testing.T) {
 	d.Stop()
 	select {
 	case err := <-done:
-		if err == nil || resize.ClassOf(err) != resize.Uncertain {
-			t.Fatalf("Expand error = %v (class %s), want an uncertain error", err, resize.ClassOf(err))
+		if err == nil || resize.Rules.ClassOf(err) != attempt.Uncertain {
+			t.Fatalf("Expand error = %v (class %s), want an uncertain error", err, resize.Rules.ClassOf(err))
 		}
 		t.Logf("error when the driver stopped: %v", err)
 	case <-time.After(10 * time.Second):

@@ -26,9 +26,9 @@ import (
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	resizemetrics "github.com/csi-resizer/csi-resizer/pkg/metrics"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // server is the diagnostics endpoint: metrics and health.

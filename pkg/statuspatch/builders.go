@@ -39,14 +39,14 @@ const (
 	FileSystemResizePendingMessage = "Waiting for user to (re-)start a pod to finish file system resize of volume on node."
 )
 
-// Intent returns a copy of pvc that records target as being expanded by the
+// ResizeIntent returns a copy of pvc that records target as being expanded by the
 // controller: allocatedResources, ControllerResizeInProgress, Resizing=True.
 //
 // The conditions of one size share one transition time: when the resizer
 // began expanding to it. A retry of a size whose failure is recorded keeps
-// the failure's; Failed keeps Resizing's. So a claim that keeps failing
+// the failure's; ResizeFailed keeps Resizing's. So a claim that keeps failing
 // shows how long it has been stuck, not its last attempt.
-func Intent(pvc *v1.PersistentVolumeClaim, target resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
+func ResizeIntent(pvc *v1.PersistentVolumeClaim, target resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	resizing := condition(v1.PersistentVolumeClaimResizing, "")
 	if failure := retried(pvc, target); failure != nil {
@@ -93,11 +93,11 @@ func NodeRetry(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1
 	return out
 }
 
-// Finished returns a copy of pvc whose resize is complete at size; see
-// chargeAllocated.
-func Finished(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
+// ResizeFinished returns a copy of pvc whose resize is complete at size; see
+// recordAllocated.
+func ResizeFinished(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
-	chargeAllocated(out, size)
+	recordAllocated(out, size)
 	if out.Status.Capacity == nil {
 		out.Status.Capacity = v1.ResourceList{}
 	}
@@ -111,11 +111,11 @@ func Finished(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.
 	return out
 }
 
-// Failed returns a copy of pvc recording a failed controller expansion.
+// ResizeFailed returns a copy of pvc recording a failed controller expansion.
 // Infeasible sizes are marked ControllerResizeInfeasible so that the user
 // and a restarted controller see them. ControllerResizeError replaces
-// Resizing with its transition time (see Intent).
-func Failed(pvc *v1.PersistentVolumeClaim, infeasible bool, message string, now metav1.Time) *v1.PersistentVolumeClaim {
+// Resizing with its transition time (see ResizeIntent).
+func ResizeFailed(pvc *v1.PersistentVolumeClaim, infeasible bool, message string, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	if infeasible {
 		setResizeStatus(out, v1.PersistentVolumeClaimControllerResizeInfeasible)
@@ -133,10 +133,10 @@ func ErrorRecorded(pvc *v1.PersistentVolumeClaim) bool {
 	return find(pvc, v1.PersistentVolumeClaimControllerResizeError) != nil
 }
 
-// Grown returns a copy of pv whose capacity is raised to size; it is never
+// VolumeWithCapacity returns a copy of pv whose capacity is raised to size; it is never
 // lowered. preResize, when not nil, is recorded as the claim's capacity
 // before the resize (feature AnnotateFsResize).
-func Grown(pv *v1.PersistentVolume, size resource.Quantity, preResize *resource.Quantity) *v1.PersistentVolume {
+func VolumeWithCapacity(pv *v1.PersistentVolume, size resource.Quantity, preResize *resource.Quantity) *v1.PersistentVolume {
 	out := pv.DeepCopy()
 	if out.Spec.Capacity == nil {
 		out.Spec.Capacity = v1.ResourceList{}
@@ -153,10 +153,10 @@ func Grown(pv *v1.PersistentVolume, size resource.Quantity, preResize *resource.
 	return out
 }
 
-// Settled returns a copy of pvc whose complete resize is recorded at size,
+// VolumeSizeRecorded returns a copy of pvc whose complete resize is recorded at size,
 // the volume's, which the driver allocated beyond what kubelet finished at:
 // status.capacity and allocatedResources, which ResourceQuota charges.
-func Settled(pvc *v1.PersistentVolumeClaim, size resource.Quantity) *v1.PersistentVolumeClaim {
+func VolumeSizeRecorded(pvc *v1.PersistentVolumeClaim, size resource.Quantity) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	setAllocated(out, size)
 	if out.Status.Capacity == nil {
@@ -166,13 +166,13 @@ func Settled(pvc *v1.PersistentVolumeClaim, size resource.Quantity) *v1.Persiste
 	return out
 }
 
-// chargeAllocated raises allocatedResources[storage] to size, the capacity
+// recordAllocated raises allocatedResources[storage] to size, the capacity
 // the driver reported, when that is more than recorded: ResourceQuota
 // charges a claim max(request, allocatedResources), so the quota then
 // counts what was really allocated, from the write that records the
 // driver's answer on. It is never lowered: the recorded size is the target
 // of the attempt, and size is at least that.
-func chargeAllocated(pvc *v1.PersistentVolumeClaim, size resource.Quantity) {
+func recordAllocated(pvc *v1.PersistentVolumeClaim, size resource.Quantity) {
 	if current, ok := pvc.Status.AllocatedResources[v1.ResourceStorage]; ok && current.Cmp(size) >= 0 {
 		return
 	}

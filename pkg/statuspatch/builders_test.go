@@ -144,7 +144,7 @@ func checkBuilder(t *testing.T, in, want *v1.PersistentVolumeClaim, build func(*
 	}
 }
 
-func TestIntent(t *testing.T) {
+func TestResizeIntent(t *testing.T) {
 	tests := []struct {
 		name   string
 		in     *v1.PersistentVolumeClaim
@@ -210,7 +210,7 @@ func TestIntent(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
-				return Intent(pvc, q(tc.target), at)
+				return ResizeIntent(pvc, q(tc.target), at)
 			})
 		})
 	}
@@ -257,10 +257,10 @@ func TestNodeRetry(t *testing.T) {
 	})
 }
 
-// TestSettled: after kubelet finished at the recorded size, the volume's
+// TestVolumeSizeRecorded: after kubelet finished at the recorded size, the volume's
 // larger size becomes the claim's capacity and allocated size; nothing else
 // changes.
-func TestSettled(t *testing.T) {
+func TestVolumeSizeRecorded(t *testing.T) {
 	tests := []struct {
 		name string
 		in   *v1.PersistentVolumeClaim
@@ -280,13 +280,13 @@ func TestSettled(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, _ metav1.Time) *v1.PersistentVolumeClaim {
-				return Settled(pvc, q("2Gi"))
+				return VolumeSizeRecorded(pvc, q("2Gi"))
 			})
 		})
 	}
 }
 
-func TestFinished(t *testing.T) {
+func TestResizeFinished(t *testing.T) {
 	tests := []struct {
 		name string
 		in   *v1.PersistentVolumeClaim
@@ -338,17 +338,17 @@ func TestFinished(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
-				return Finished(pvc, q(tc.size), at)
+				return ResizeFinished(pvc, q(tc.size), at)
 			})
 		})
 	}
 }
 
-// TestFinishedEmptyStatusMap checks what DeepEqual in TestFinished cannot
+// TestFinishedEmptyStatusMap checks what DeepEqual in TestResizeFinished cannot
 // tell apart from a bug in the builders: the map is nil, not empty, so
 // the JSON has no allocatedResourceStatuses at all.
 func TestFinishedEmptyStatusMap(t *testing.T) {
-	got := Finished(claim(withResizeStatus(inProgress)), q("2Gi"), now)
+	got := ResizeFinished(claim(withResizeStatus(inProgress)), q("2Gi"), now)
 	if got.Status.AllocatedResourceStatuses != nil {
 		t.Errorf("allocatedResourceStatuses = %#v, want nil", got.Status.AllocatedResourceStatuses)
 	}
@@ -357,7 +357,7 @@ func TestFinishedEmptyStatusMap(t *testing.T) {
 	}
 }
 
-func TestFailed(t *testing.T) {
+func TestResizeFailed(t *testing.T) {
 	tests := []struct {
 		name       string
 		in         *v1.PersistentVolumeClaim
@@ -401,7 +401,7 @@ func TestFailed(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
-				return Failed(pvc, tc.infeasible, tc.message, at)
+				return ResizeFailed(pvc, tc.infeasible, tc.message, at)
 			})
 		})
 	}
@@ -465,7 +465,7 @@ func withVolumeAnnotation(key, value string) volumeOption {
 	}
 }
 
-func TestGrown(t *testing.T) {
+func TestVolumeWithCapacity(t *testing.T) {
 	oneGi := q("1Gi")
 	tests := []struct {
 		name      string
@@ -493,14 +493,14 @@ func TestGrown(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.in.DeepCopy()
-			got := Grown(tc.in, q(tc.size), tc.preResize)
+			got := VolumeWithCapacity(tc.in, q(tc.size), tc.preResize)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("wrong volume (-got +want):\n%s", diff.Diff(got, tc.want))
 			}
 			if !reflect.DeepEqual(tc.in, before) {
 				t.Errorf("input changed (-now +before):\n%s", diff.Diff(tc.in, before))
 			}
-			if again := Grown(got, q(tc.size), tc.preResize); !reflect.DeepEqual(again, got) {
+			if again := VolumeWithCapacity(got, q(tc.size), tc.preResize); !reflect.DeepEqual(again, got) {
 				t.Errorf("repeated step changed the volume (-again +first):\n%s", diff.Diff(again, got))
 			}
 		})

@@ -117,9 +117,9 @@ func ModifyCleared(pvc *v1.PersistentVolumeClaim, now metav1.Time) *v1.Persisten
 	return out
 }
 
-// Classed returns a copy of pv whose spec.volumeAttributesClassName is
+// VolumeWithClass returns a copy of pv whose spec.volumeAttributesClassName is
 // class.
-func Classed(pv *v1.PersistentVolume, class string) *v1.PersistentVolume {
+func VolumeWithClass(pv *v1.PersistentVolume, class string) *v1.PersistentVolume {
 	out := pv.DeepCopy()
 	out.Spec.VolumeAttributesClassName = &class
 	return out

@@ -198,9 +198,9 @@ func TestPatchModify(t *testing.T) {
 }
 
 func TestPatchVolumeClass(t *testing.T) {
-	for _, old := range []*v1.PersistentVolume{volume(), Classed(volume(), "silver")} {
+	for _, old := range []*v1.PersistentVolume{volume(), VolumeWithClass(volume(), "silver")} {
 		client := fake.NewClientset(old)
-		got, err := PatchVolume(context.Background(), client, old, Classed(old, "gold"))
+		got, err := PatchVolume(context.Background(), client, old, VolumeWithClass(old, "gold"))
 		if err != nil {
 			t.Fatalf("PatchVolume: %v", err)
 		}
@@ -212,7 +212,7 @@ func TestPatchVolumeClass(t *testing.T) {
 			t.Errorf("capacity changed by a class patch: %v", got.Spec.Capacity)
 		}
 	}
-	if p := volumePatch(Classed(volume(), "gold"), Classed(volume(), "gold")); len(p) != 0 {
+	if p := volumePatch(VolumeWithClass(volume(), "gold"), VolumeWithClass(volume(), "gold")); len(p) != 0 {
 		t.Errorf("same class gives patch %v", p)
 	}
 	if p := claimPatch(claim(withCurrentClass("gold")), claim()); p["status"].(patch)["currentVolumeAttributesClassName"] != nil {

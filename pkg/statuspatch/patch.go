@@ -88,7 +88,7 @@ func claimPatch(old, updated *v1.PersistentVolumeClaim) patch {
 }
 
 // volumePatch is the merge patch from old to updated over what Grown and
-// Classed change: annotations, spec.capacity and
+// VolumeWithClass change: annotations, spec.capacity and
 // spec.volumeAttributesClassName.
 func volumePatch(old, updated *v1.PersistentVolume) patch {
 	spec := patch{}

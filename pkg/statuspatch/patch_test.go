@@ -80,41 +80,41 @@ func TestPatchClaim(t *testing.T) {
 		old     *v1.PersistentVolumeClaim
 		updated *v1.PersistentVolumeClaim
 	}{
-		{name: "intent", old: oneGi, updated: Intent(oneGi, q("2Gi"), now)},
+		{name: "intent", old: oneGi, updated: ResizeIntent(oneGi, q("2Gi"), now)},
 		{
 			name:    "node pending",
-			old:     Intent(oneGi, q("2Gi"), then),
-			updated: NodePending(Intent(oneGi, q("2Gi"), then), now),
+			old:     ResizeIntent(oneGi, q("2Gi"), then),
+			updated: NodePending(ResizeIntent(oneGi, q("2Gi"), then), now),
 		},
 		{
 			name:    "finished at the driver's larger capacity: allocated charged in the same patch",
-			old:     Intent(oneGi, q("2Gi"), then),
-			updated: Finished(Intent(oneGi, q("2Gi"), then), q("2560Mi"), now),
+			old:     ResizeIntent(oneGi, q("2Gi"), then),
+			updated: ResizeFinished(ResizeIntent(oneGi, q("2Gi"), then), q("2560Mi"), now),
 		},
 		{
 			name:    "settled at the driver's larger capacity after kubelet",
 			old:     claim(withCapacity("2Gi"), withAllocated("2Gi")),
-			updated: Settled(claim(withCapacity("2Gi"), withAllocated("2Gi")), q("2560Mi")),
+			updated: VolumeSizeRecorded(claim(withCapacity("2Gi"), withAllocated("2Gi")), q("2560Mi")),
 		},
 		{
 			name:    "finished: status map and conditions removed, annotation added",
 			old:     claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then), withTrue(nodeError, "kubelet", then)),
-			updated: Finished(claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then), withTrue(nodeError, "kubelet", then)), q("2Gi"), now),
+			updated: ResizeFinished(claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then), withTrue(nodeError, "kubelet", then)), q("2Gi"), now),
 		},
 		{
 			name:    "finished: other resource kept",
 			old:     claim(withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, inProgress)),
-			updated: Finished(claim(withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, inProgress)), q("2Gi"), now),
+			updated: ResizeFinished(claim(withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, inProgress)), q("2Gi"), now),
 		},
 		{
 			name:    "failed infeasible",
-			old:     Intent(oneGi, q("100Ti"), then),
-			updated: Failed(Intent(oneGi, q("100Ti"), then), true, "out of range", now),
+			old:     ResizeIntent(oneGi, q("100Ti"), then),
+			updated: ResizeFailed(ResizeIntent(oneGi, q("100Ti"), then), true, "out of range", now),
 		},
 		{
 			name:    "new intent after a failure drops the annotation",
 			old:     claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withTrue(ctrlError, "x", then)),
-			updated: Intent(claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withTrue(ctrlError, "x", then)), q("2Gi"), now),
+			updated: ResizeIntent(claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withTrue(ctrlError, "x", then)), q("2Gi"), now),
 		},
 	}
 	for _, tc := range tests {
@@ -160,7 +160,7 @@ func TestPatchClaimFromPartialView(t *testing.T) {
 	stored := claim(withAnnotation(lastApplied, "{}"), withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, inProgress))
 	view := claim(withAllocated("2Gi"), withResizeStatus(inProgress))
 	client := fake.NewClientset(stored)
-	if _, err := PatchClaim(context.Background(), client, view, Finished(view, q("2Gi"), now)); err != nil {
+	if _, err := PatchClaim(context.Background(), client, view, ResizeFinished(view, q("2Gi"), now)); err != nil {
 		t.Fatalf("PatchClaim: %v", err)
 	}
 	obj, err := client.Tracker().Get(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), "ns", "data")
@@ -178,9 +178,9 @@ func TestPatchClaimFromPartialView(t *testing.T) {
 }
 
 func TestPatchClaimNoChange(t *testing.T) {
-	old := Intent(claim(), q("2Gi"), then)
+	old := ResizeIntent(claim(), q("2Gi"), then)
 	client := fake.NewClientset(old)
-	got, err := PatchClaim(context.Background(), client, old, Intent(old, q("2Gi"), now))
+	got, err := PatchClaim(context.Background(), client, old, ResizeIntent(old, q("2Gi"), now))
 	if err != nil {
 		t.Fatalf("PatchClaim: %v", err)
 	}
@@ -204,7 +204,7 @@ func TestPatchClaimConflict(t *testing.T) {
 	old := claim()
 	client := fake.NewClientset(old)
 	client.PrependReactor("patch", "persistentvolumeclaims", conflictOn("persistentvolumeclaims"))
-	got, err := PatchClaim(context.Background(), client, old, Intent(old, q("2Gi"), now))
+	got, err := PatchClaim(context.Background(), client, old, ResizeIntent(old, q("2Gi"), now))
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("PatchClaim error %v, want a conflict", err)
 	}
@@ -223,9 +223,9 @@ func TestPatchVolume(t *testing.T) {
 		old     *v1.PersistentVolume
 		updated *v1.PersistentVolume
 	}{
-		{name: "grown", old: volume(), updated: Grown(volume(), q("2Gi"), nil)},
-		{name: "grown with pre-resize capacity", old: volume(), updated: Grown(volume(), q("2Gi"), &oneGi)},
-		{name: "annotation only", old: volume(withSize("2Gi")), updated: Grown(volume(withSize("2Gi")), q("2Gi"), &oneGi)},
+		{name: "grown", old: volume(), updated: VolumeWithCapacity(volume(), q("2Gi"), nil)},
+		{name: "grown with pre-resize capacity", old: volume(), updated: VolumeWithCapacity(volume(), q("2Gi"), &oneGi)},
+		{name: "annotation only", old: volume(withSize("2Gi")), updated: VolumeWithCapacity(volume(withSize("2Gi")), q("2Gi"), &oneGi)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -255,7 +255,7 @@ func TestPatchVolume(t *testing.T) {
 func TestPatchVolumeNoChange(t *testing.T) {
 	old := volume(withSize("3Gi"))
 	client := fake.NewClientset(old)
-	got, err := PatchVolume(context.Background(), client, old, Grown(old, q("2Gi"), nil))
+	got, err := PatchVolume(context.Background(), client, old, VolumeWithCapacity(old, q("2Gi"), nil))
 	if err != nil {
 		t.Fatalf("PatchVolume: %v", err)
 	}
@@ -271,7 +271,7 @@ func TestPatchVolumeConflict(t *testing.T) {
 	old := volume()
 	client := fake.NewClientset(old)
 	client.PrependReactor("patch", "persistentvolumes", conflictOn("persistentvolumes"))
-	got, err := PatchVolume(context.Background(), client, old, Grown(old, q("2Gi"), nil))
+	got, err := PatchVolume(context.Background(), client, old, VolumeWithCapacity(old, q("2Gi"), nil))
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("PatchVolume error %v, want a conflict", err)
 	}
@@ -297,7 +297,7 @@ func TestEncodeError(t *testing.T) {
 // changed, plus the resourceVersion guard.
 func TestPatchDataBody(t *testing.T) {
 	old := claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withAnnotation("pv.kubernetes.io/bind-completed", "yes"))
-	data, err := encode(claimPatch(old, Intent(old, q("2Gi"), now)), old.ResourceVersion)
+	data, err := encode(claimPatch(old, ResizeIntent(old, q("2Gi"), now)), old.ResourceVersion)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}

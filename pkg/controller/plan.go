@@ -17,8 +17,10 @@ limitations under the License.
 package controller
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
@@ -46,10 +48,10 @@ type plan struct {
 	failedLast operation
 }
 
-// next picks the operation that runs now. When both have a step to take
-// and one of them failed last, the other goes first: turns are fair, so an
-// operation that keeps failing (a driver call that keeps timing out) never
-// holds the other back. Otherwise:
+// first picks the operation whose step runs now. When both have a step to
+// take and one of them failed last, the other goes first: turns are fair,
+// so an operation that keeps failing (a driver call that keeps timing out)
+// never holds the other back. Otherwise:
 //  1. a modification whose driver call may still be running (recorded in
 //     progress, not known to have failed), then such an expansion: what the
 //     backend may still be doing is finished before anything new starts;
@@ -61,26 +63,32 @@ type plan struct {
 // Either way an uncertain target of an operation is finished before any new
 // target of that same operation (the decisions see to it), and the claim's
 // one worker makes one driver call at a time.
-func (p plan) next() operation {
-	// Settling and handing back to kubelet write the claim only; they go
-	// where an expansion would.
-	expand := p.resize.Action == resize.Expand || p.resize.Action == resize.Settle || p.resize.Action == resize.NodeRetry
-	modifies := p.modify.Action != modify.None && p.modify.Action != modify.Wait
+func (p plan) first() operation {
+	expands, modifies := p.resize.Action.Acts(), p.modify.Action.Acts()
 	switch {
-	case expand && modifies && p.failedLast == resizeOperation:
+	case expands && modifies && p.failedLast == resizeOperation:
 		return modifyOperation
-	case expand && modifies && p.failedLast == modifyOperation:
+	case expands && modifies && p.failedLast == modifyOperation:
 		return resizeOperation
-	case p.modify.Action == modify.Modify && !p.modify.RecordIntent:
+	case mayStillRun(p.modify):
 		return modifyOperation
-	case expand && (!p.resize.RecordIntent || !p.resizeFailed):
+	case expands && (mayStillRun(p.resize) || !p.resizeFailed):
 		return resizeOperation
 	case modifies:
 		return modifyOperation
-	case expand:
+	case expands:
 		return resizeOperation
 	}
 	return noOperation
+}
+
+// mayStillRun reports whether d calls the driver again for a target whose
+// intent is recorded: a call that may still be running in the backend.
+func mayStillRun[A interface {
+	fmt.Stringer
+	CallsDriver() bool
+}, T any](d attempt.Decision[A, T]) bool {
+	return d.Action.CallsDriver() && !d.RecordIntent
 }
 
 // failedLast is the operation whose remembered failure is the more recent.

@@ -1,0 +1,172 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
+)
+
+// Event reasons and messages: the upstream strings, which tools parse.
+const (
+	ReasonResizing                 = "Resizing"
+	ReasonResizeFailed             = "VolumeResizeFailed"
+	ReasonFileSystemResizeRequired = "FileSystemResizeRequired"
+	ReasonResizeSuccessful         = "VolumeResizeSuccessful"
+)
+
+// Results of an attempt, as the duration metrics label them; failed
+// attempts are labelled with their class (see resize.Result).
+const (
+	ResultFinished    = "finished"
+	ResultNodePending = "node_pending"
+)
+
+// expansion is a successful ControllerExpandVolume: the capacity the driver
+// reported (at least the target), and whether kubelet has a step.
+type expansion struct {
+	size     resource.Quantity
+	nodeStep bool
+}
+
+// resizeCalls is expansion, as the attempt sees it.
+func (c *Controller) resizeCalls() driverOperation[resource.Quantity, expansion] {
+	return driverOperation[resource.Quantity, expansion]{
+		track:        &c.memory.resize,
+		rules:        resize.Rules,
+		same:         func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 },
+		failedReason: ReasonResizeFailed,
+		result:       resize.Result,
+		observe:      c.observe,
+	}
+}
+
+// resizeStep carries out a resize decision that acts (see plan.first).
+func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d resize.Decision) (time.Duration, error) {
+	what := expanding(pv, d.Target)
+	switch d.Action {
+	case resize.RecordVolumeSize:
+		return 0, c.recordOnce(ctx, key, pvc, statuspatch.VolumeSizeRecorded(pvc, d.Target), event{},
+			ReasonResizeFailed, fmt.Sprintf("%s: record the volume's size %s in the claim after kubelet finished", what, d.Target.String()))
+	case resize.NodeRetry:
+		return 0, c.recordOnce(ctx, key, pvc, statuspatch.NodeRetry(pvc, d.Target, c.now()), fileSystemResizeRequired,
+			ReasonResizeFailed, what+": hand the claim back to kubelet")
+	}
+	return attemptCall(c, ctx, c.resizeCalls(), key, pvc, d, &expandCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
+}
+
+var fileSystemResizeRequired = event{v1.EventTypeNormal, ReasonFileSystemResizeRequired, "Require file system resize of volume on node"}
+
+// expandCall is a claim's ControllerExpandVolume.
+type expandCall struct {
+	c      *Controller
+	key    string
+	pvc    *v1.PersistentVolumeClaim
+	pv     *v1.PersistentVolume
+	target resource.Quantity
+}
+
+func (x *expandCall) what() string { return expanding(x.pv, x.target) }
+
+// prepare holds the call back while pods use the claim, when the driver
+// needs that, and reads the expansion Secret.
+func (x *expandCall) prepare(ctx context.Context) (func(context.Context) (expansion, error), error) {
+	c := x.c
+	if pods := c.podsBlocking(idOf(x.key, x.pvc), x.pvc.Namespace, x.pvc.Name); len(pods) > 0 {
+		err := errors.New(c.inUseMessage(x.key, x.target, pods))
+		c.warn(x.pvc, err.Error())
+		return nil, err
+	}
+	secrets, err := c.secretsFor(ctx, x.pvc, x.pv)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", x.what(), err)
+		c.warn(x.pvc, err.Error()+"; "+nextWithoutSecret)
+		return nil, err
+	}
+	return func(ctx context.Context) (expansion, error) {
+		size, nodeStep, err := c.Resizer.Expand(ctx, x.pv, x.target, secrets)
+		if err == nil {
+			size, err = checkCapacity(size, x.target)
+		}
+		return expansion{size: size, nodeStep: nodeStep}, err
+	}, nil
+}
+
+func (x *expandCall) intent(pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, event) {
+	return statuspatch.ResizeIntent(pvc, x.target, x.c.now()),
+		event{v1.EventTypeNormal, ReasonResizing, "External resizer is resizing volume " + x.pv.Name}
+}
+
+// record writes the PV's capacity, then the claim: finished
+// (allocatedResources at the driver's capacity, which ResourceQuota
+// charges), or handed over to kubelet (see statuspatch.NodePending).
+func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, r expansion) (string, error) {
+	c := x.c
+	var preResize *resource.Quantity
+	if r.nodeStep && c.AnnotateFsResize {
+		old := pvc.Status.Capacity[v1.ResourceStorage]
+		preResize = &old
+	}
+	volume := statuspatch.VolumeWithCapacity(x.pv, r.size, preResize)
+	claim, done, result := statuspatch.ResizeFinished(pvc, r.size, c.now()), event{v1.EventTypeNormal, ReasonResizeSuccessful, "Resize volume succeeded"}, ResultFinished
+	if r.nodeStep {
+		claim, done, result = statuspatch.NodePending(pvc, c.now()), fileSystemResizeRequired, ResultNodePending
+	}
+	what := fmt.Sprintf("%s: record the new size %s", x.what(), r.size.String())
+	return result, c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, done, ReasonResizeFailed, what,
+		"the driver has expanded the volume to "+r.size.String())
+}
+
+// failed records final failures, so that the user and a restarted
+// controller see them; an uncertain one writes nothing, as the same size
+// is retried.
+func (x *expandCall) failed(pvc *v1.PersistentVolumeClaim, f resize.Failure, cause error) (*v1.PersistentVolumeClaim, string) {
+	warning := x.c.expandFailure(x.key, pvc, x.pv, f, cause)
+	if !f.Class.Final() {
+		return nil, warning
+	}
+	return statuspatch.ResizeFailed(pvc, f.Class == attempt.Infeasible, x.what()+": "+driverCause(cause), x.c.now()), warning
+}
+
+// belowTarget is the error of a driver that reported success with a
+// capacity below the size it was asked for.
+type belowTarget struct{ size, target resource.Quantity }
+
+func (e belowTarget) Error() string {
+	return fmt.Sprintf("driver reported capacity %s, below the requested %s", e.size.String(), e.target.String())
+}
+
+// checkCapacity validates the driver's answer: 0 means not reported, and a
+// size below the target is never accepted (nor written).
+func checkCapacity(size, target resource.Quantity) (resource.Quantity, error) {
+	if size.IsZero() {
+		return target, nil
+	}
+	if size.Cmp(target) < 0 {
+		return size, belowTarget{size: size, target: target}
+	}
+	return size, nil
+}
