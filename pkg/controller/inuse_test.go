@@ -272,6 +272,19 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// idle waits until the controller has no key queued, and returns what it
+// decides now for the claim name, from its caches and memory: a driver call
+// or write still to come for the claim shows there.
+func (e *env) idle(t *testing.T, name string) plan {
+	t.Helper()
+	waitFor(t, "an empty queue", func() bool { return e.ctrl.queue.Len() == 0 })
+	_, _, p, err := e.ctrl.plan(e.ctx, ns+"/"+name, false)
+	if err != nil || p == nil {
+		t.Fatalf("plan of %s: %v, %v", name, p, err)
+	}
+	return *p
+}
+
 // TestHeldBackByPods: the claims-by-state metrics count a claim as
 // waiting_in_use exactly when the controller would call the driver now, as
 // resize.Decide says on the claim, its PV and its memory, and pods hold the

@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -83,8 +84,11 @@ func TestModifyStartsWhenClassCreated(t *testing.T) {
 	}()
 
 	waitFor(t, "claim pending", func() bool { return modifySummary(e.claim("a")) == pendingGold })
-	// Give a wrongly queued retry time to show up before the class exists.
-	time.Sleep(100 * time.Millisecond)
+	// Nothing but the class can start the modification now: the controller
+	// decides to pend with nothing left to write, and no retry is queued.
+	p := e.idle(t, "a")
+	equal(t, "decision while pending", fmt.Sprintf("%s %s intent=%v", p.modify.Action, p.modify.Target, p.modify.RecordIntent), "pend gold intent=false")
+	equal(t, "retries queued while pending", e.ctrl.queue.NumRequeues(ns+"/a"), 0)
 	equal(t, "driver calls while pending", len(e.modifier.targets()), 0)
 
 	e.createClass(attributeClass(gold, driverName))
