@@ -14,9 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controller watches claims and carries out the resize decisions:
-// the informers, the work queue, and the thin code that writes status and
-// calls the driver around the pure decision of package resize.
+// Package controller watches claims and carries out the decisions of both
+// operations, expansion (package resize) and modification (package
+// modify): the informers, the work queue, the per-claim sync that picks
+// which operation's step runs, and the one attempt both share (record the
+// intent, call the driver, remember, record).
 package controller
 
 import (
