@@ -19,6 +19,7 @@ limitations under the License.
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,6 +29,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
@@ -84,6 +86,94 @@ func (e *env) waitModifyStatus(claim, target string, status v1.PersistentVolumeC
 	})
 }
 
+// resync makes the resizer queue every claim every second (an informer
+// resync, which the resizer always acts on), so that it decides again about
+// a claim that nothing else would wake up: settled needs it.
+const resync = "--resync-period=1s"
+
+// retryMax is the resizer's --retry-interval-max, the longest it waits
+// before it looks at a claim again by itself: the cap of its backoff after
+// a failure, and an infeasible class's wait.
+func (e *env) retryMax() time.Duration {
+	e.t.Helper()
+	var d time.Duration
+	for _, a := range e.args {
+		if v, ok := strings.CutPrefix(a, "--retry-interval-max="); ok {
+			var err error
+			d, err = time.ParseDuration(v)
+			must(e.t, err)
+		}
+	}
+	if d <= 0 {
+		e.t.Fatalf("resizer args %v have no --retry-interval-max", e.args)
+	}
+	return d
+}
+
+// settled is how a test asserts that the resizer does not do something
+// (call the driver, typically) about a claim whose state it has reached.
+// It waits strictly longer than --retry-interval-max from now, so that
+// every retry the resizer scheduled for the claim until now has come due,
+// then for two decisions of operation op ("resize" or "modify") about the
+// claim logged after that, and returns every decision of op about the claim
+// logged since that moment. The resizer must run with resync.
+//
+// What it proves, with the driver's call log read after it returns:
+//   - The resizer's workqueue never syncs one claim twice at once, within a
+//     sync a decision is logged before its step and the next one after the
+//     step's driver call has returned, and the mock logs a call before it
+//     answers. So once a decision logged after the due time is followed by
+//     another one, every call decided until the first of them, those of the
+//     retries that came due included, is in the call log.
+//   - A decision reads only the claim, its PV, the classes, what the resizer
+//     remembers of the claim's failures and the clock, which is now past
+//     every retry's due time: the decisions returned are what a retry of
+//     the claim decides, however late it runs. A test checks that they do
+//     not act ("none", or the refusal it expects), which the resizer would
+//     keep deciding until something changes.
+//
+// A bare sleep proves neither: a sleep shorter than the retry interval
+// passes whatever the retry does, and one longer still misses a call in
+// flight when it ends.
+func (e *env) settled(claim, op string) []framework.Decision {
+	e.t.Helper()
+	if !slices.Contains(e.args, resync) {
+		e.t.Fatalf("settled needs the resizer to run with %s; args %v", resync, e.args)
+	}
+	// Half a second more: a retry's sync starts a moment after it is due.
+	select {
+	case <-time.After(e.retryMax() + 500*time.Millisecond):
+	case <-e.ctx.Done():
+		e.t.Fatal(e.ctx.Err())
+	}
+	from, err := framework.LogSize(e.resizer.Log)
+	must(e.t, err)
+	key := e.ns + "/" + claim
+	var decided []framework.Decision
+	err = wait.PollUntilContextTimeout(e.ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		all, err := framework.Decisions(e.resizer.Log, from)
+		if err != nil {
+			return false, err
+		}
+		decided = slices.DeleteFunc(all, func(d framework.Decision) bool { return d.Claim != key || d.Operation != op })
+		return len(decided) >= 2, nil
+	})
+	if err != nil {
+		e.t.Fatalf("waiting for the resizer to decide twice about %s of %s after its retries came due: %v (decisions: %v)", op, key, err, decided)
+	}
+	return decided
+}
+
+// decidedOnly reports an error unless every decision has action.
+func decidedOnly(t *testing.T, decisions []framework.Decision, action, why string) {
+	t.Helper()
+	for _, d := range decisions {
+		if d.Action != action {
+			t.Errorf("the resizer decided %s, want only %s: %s", d, action, why)
+		}
+	}
+}
+
 func TestModifyVolume(t *testing.T) {
 	e := newEnv(t, modifiable)
 	v := e.volume("data", "1Gi")
@@ -120,7 +210,7 @@ func TestModifyExtraMetadata(t *testing.T) {
 }
 
 func TestModifyInfeasibleThenRollback(t *testing.T) {
-	e := newEnv(t, modifiable)
+	e := newEnv(t, modifiable, resync)
 	silver := e.attributesClass("silver", map[string]string{"iops": "1000"})
 	v := e.volume("data", "1Gi", func(v *framework.Volume) { v.AttributesClass = silver })
 	gold := e.attributesClass("gold", map[string]string{"iops": "64000"})
@@ -139,7 +229,13 @@ func TestModifyInfeasibleThenRollback(t *testing.T) {
 	e.setClass("data", silver)
 	e.waitClaim("data", "the rollback to a clean state", modified(silver))
 	e.waitEvent("data", "VolumeModifyCanceled")
-	time.Sleep(2 * time.Second) // a retry would come within --retry-interval-max
+	// Excluded: any driver call after the rollback. Gold was infeasible:
+	// its retry, due --retry-interval-max after the failure, must not be
+	// made now that the claim asks for silver; and the volume is still at
+	// silver, so silver is not applied either. A resizer that retried gold
+	// or applied silver would decide to modify after the retry came due,
+	// and its call would be in the log (see settled).
+	decidedOnly(t, e.settled("data", "modify"), "none", "the volume is at the requested class")
 	if calls := e.modifyCalls(); len(calls) != 1 {
 		t.Errorf("ControllerModifyVolume calls = %+v, want only the infeasible one: the volume is still at %s", calls, silver)
 	}
@@ -177,7 +273,7 @@ func TestModifyFinalErrorThenRollback(t *testing.T) {
 }
 
 func TestModifyInfeasibleThenCancelToNoClass(t *testing.T) {
-	e := newEnv(t, modifiable)
+	e := newEnv(t, modifiable, resync)
 	e.volume("data", "1Gi")
 	gold := e.attributesClass("gold", map[string]string{"iops": "3000"})
 	must(t, e.driver.Script(framework.Answer{Method: csidriver.MethodModify, Code: "InvalidArgument", Message: "no"}))
@@ -187,18 +283,24 @@ func TestModifyInfeasibleThenCancelToNoClass(t *testing.T) {
 	e.setClass("data", "")
 	e.waitClaim("data", "the cancel", modified(""))
 	e.waitEvent("data", "VolumeModifyCanceled")
+	// Excluded: a retry of the infeasible gold, due --retry-interval-max
+	// after the failure, once the class is unset (see settled).
+	decidedOnly(t, e.settled("data", "modify"), "none", "the class is unset")
 	if calls := e.modifyCalls(); len(calls) != 1 {
-		t.Errorf("ControllerModifyVolume calls = %d, want 1", len(calls))
+		t.Errorf("ControllerModifyVolume calls = %+v, want only the infeasible one", calls)
 	}
 }
 
 func TestModifyMissingClassThenCreated(t *testing.T) {
-	e := newEnv(t, modifiable)
+	e := newEnv(t, modifiable, resync)
 	e.volume("data", "1Gi")
 	gold := e.ns + "-gold"
 	e.setClass("data", gold)
 	e.waitModifyStatus("data", gold, v1.PersistentVolumeClaimModifyVolumePending)
 	e.waitEvent("data", gold)
+	// Excluded: a driver call while the class does not exist, in the sync
+	// that recorded Pending or in any later one (see settled).
+	decidedOnly(t, e.settled("data", "modify"), "pend", "the class does not exist yet")
 	if n := len(e.modifyCalls()); n != 0 {
 		t.Fatalf("ControllerModifyVolume calls = %d before the class exists, want none", n)
 	}
@@ -212,13 +314,16 @@ func TestModifyMissingClassThenCreated(t *testing.T) {
 }
 
 func TestModifyClassOfAnotherDriverRefused(t *testing.T) {
-	e := newEnv(t, modifiable)
+	e := newEnv(t, modifiable, resync)
 	e.volume("data", "1Gi")
 	other := e.ns + "-other"
 	must(t, framework.CreateAttributesClass(e.ctx, cluster.Admin, other, "other.csi.example.com", map[string]string{"iops": "3000"}))
 	e.setClass("data", other)
 	e.waitModifyStatus("data", other, v1.PersistentVolumeClaimModifyVolumeInfeasible)
 	e.waitEvent("data", "other.csi.example.com")
+	// Excluded: a driver call with another driver's class, at once or when
+	// the infeasible refusal would be retried (see settled).
+	decidedOnly(t, e.settled("data", "modify"), "refuse", "the class is another driver's")
 	if n := len(e.modifyCalls()); n != 0 {
 		t.Errorf("ControllerModifyVolume calls = %d, want none for a class of another driver", n)
 	}
@@ -258,29 +363,58 @@ func TestModifyUncertainThenSpecChange(t *testing.T) {
 	}
 }
 
+// TestKilledMidModifyFinishesRecordedClass: the resizer is killed while the
+// driver holds its ControllerModifyVolume call, and the class is changed
+// meanwhile; the restarted resizer finishes the recorded class before the
+// new one, so that the volume never ends between two classes.
 func TestKilledMidModifyFinishesRecordedClass(t *testing.T) {
 	e := newEnv(t, modifiable)
 	v := e.volume("data", "1Gi")
 	gold := e.attributesClass("gold", map[string]string{"iops": "3000"})
 	silver := e.attributesClass("silver", map[string]string{"iops": "1000"})
-	must(t, e.driver.Script(framework.Answer{Method: csidriver.MethodModify, Delay: "4s"}))
+	// The driver holds the first call until its caller goes.
+	must(t, e.driver.Script(framework.Answer{Method: csidriver.MethodModify, Delay: "1m"}))
 	e.setClass("data", gold)
-	e.waitModifyStatus("data", gold, v1.PersistentVolumeClaimModifyVolumeInProgress)
+	// Killed once the driver holds the call, not once InProgress is
+	// recorded: the intent is recorded before the call is made, and a
+	// resizer killed in between has made no call at all (seen under load:
+	// the held answer then went to the call after the restart).
+	e.waitHeld(csidriver.MethodModify, v.Handle, "iops", "3000")
+	if target, status := framework.ModifyStatus(e.waitClaim("data", "the claim", func(*v1.PersistentVolumeClaim) bool { return true })); target != gold || status != v1.PersistentVolumeClaimModifyVolumeInProgress {
+		t.Fatalf("modifyVolumeStatus = %s %s while the driver holds the call, want InProgress %s", status, target, gold)
+	}
 	e.resizer.Kill() // SIGKILL while the driver is still modifying
+	// The driver sees its caller gone: the held call ends and is logged
+	// before the restarted resizer makes its own.
+	e.waitFor("the driver to end the killed call", func() bool { return len(e.modifyCalls()) == 1 })
 	e.setClass("data", silver)
 
 	e.startResizer("resizer-restarted")
 	e.waitClaim("data", "the class change to finish", modified(silver))
 	var targets []string
 	for _, c := range e.modifyCalls() {
-		targets = append(targets, c.Parameters["iops"])
+		targets = append(targets, c.Parameters["iops"]+":"+c.Code)
 	}
-	if want := "3000,3000,1000"; strings.Join(targets, ",") != want {
-		t.Errorf("ControllerModifyVolume iops = %v, want %s (killed, gold finished, then silver)", targets, want)
+	if want := "3000:Canceled,3000:OK,1000:OK"; strings.Join(targets, ",") != want {
+		t.Errorf("ControllerModifyVolume iops:code = %v, want %s (killed, gold finished, then silver)", targets, want)
 	}
 	if got := e.pvClass(v); got != silver {
 		t.Errorf("PV class = %q, want %q", got, silver)
 	}
+}
+
+// waitHeld waits until the driver holds a call of method on volume, with
+// the parameter key at value, by a scripted delay: the call has reached
+// the driver, which has not answered it.
+func (e *env) waitHeld(method, volume, key, value string) {
+	e.t.Helper()
+	e.waitFor(fmt.Sprintf("the driver to hold a %s call on %s with %s=%s", method, volume, key, value), func() bool {
+		received, err := e.driver.Received(method)
+		must(e.t, err)
+		return slices.ContainsFunc(received, func(c framework.Call) bool {
+			return c.VolumeID == volume && c.Parameters[key] == value && c.Delay != ""
+		})
+	})
 }
 
 // TestResizeAndModifyAtOnce: one update asks for both; the expansion goes
@@ -309,7 +443,7 @@ func TestResizeAndModifyAtOnce(t *testing.T) {
 }
 
 func TestModifyOffWithoutModifyVolume(t *testing.T) {
-	e := newEnv(t, framework.DriverOptions{})
+	e := newEnv(t, framework.DriverOptions{}, resync)
 	e.volume("data", "1Gi")
 	gold := e.attributesClass("gold", map[string]string{"iops": "3000"})
 	e.setClass("data", gold)
@@ -318,6 +452,12 @@ func TestModifyOffWithoutModifyVolume(t *testing.T) {
 	e.waitFor("the log to say why modification is off", func() bool {
 		return strings.Contains(readLog(t, e.resizer), "does not advertise the controller capability MODIFY_VOLUME")
 	})
+	// Excluded: any modification. The resize shows the resizer synced the
+	// claim with its class set; the resize decisions after the retries came
+	// due show those syncs, and any later one, are over (see settled), and
+	// none of them decided about the class.
+	e.settled("data", "resize")
+	checkNoModifyDecision(t, e.resizer)
 	pvc := e.waitClaim("data", "the claim", func(*v1.PersistentVolumeClaim) bool { return true })
 	if pvc.Status.ModifyVolumeStatus != nil || pvc.Status.CurrentVolumeAttributesClassName != nil {
 		t.Errorf("claim status = %+v, want no modification recorded", pvc.Status)
@@ -331,7 +471,8 @@ func TestModifyOffWithoutModifyVolume(t *testing.T) {
 // on the rules of rbac.yaml without volumeattributesclasses (a forbidden
 // list would fail its cache sync) and leaves class changes alone.
 func TestModifyGateOffNeedsNoClassRules(t *testing.T) {
-	e := newEnv(t, modifiable, "--feature-gates=VolumeAttributesClass=false")
+	// The feature gate last: it is dropped for the last resizer.
+	e := newEnv(t, modifiable, resync, "--feature-gates=VolumeAttributesClass=false")
 	_ = e.resizer.Stop(30 * time.Second)
 	e.kubeconfig = kubeconfigWithoutClasses
 	e.startResizer("resizer-without-classes")
@@ -340,6 +481,9 @@ func TestModifyGateOffNeedsNoClassRules(t *testing.T) {
 	e.setClass("data", gold)
 	e.grow("data", "2Gi")
 	e.waitClaim("data", "the resize", finished("2Gi"))
+	// Excluded: any modification (see TestModifyOffWithoutModifyVolume).
+	e.settled("data", "resize")
+	checkNoModifyDecision(t, e.resizer)
 	if log := readLog(t, e.resizer); !strings.Contains(log, "feature gate VolumeAttributesClass is off") || strings.Contains(log, "forbidden") {
 		t.Errorf("resizer log does not say why modification is off, or shows a forbidden request:\n%s", log)
 	}
@@ -358,4 +502,17 @@ func TestModifyGateOffNeedsNoClassRules(t *testing.T) {
 	e.waitFor("the list of VolumeAttributesClasses to be forbidden", func() bool {
 		return strings.Contains(readLog(t, gateOn), `volumeattributesclasses.storage.k8s.io is forbidden`)
 	})
+}
+
+// checkNoModifyDecision reports an error if the resizer, whose modification
+// is off, logged a decision about a class.
+func checkNoModifyDecision(t *testing.T, resizer *framework.Process) {
+	t.Helper()
+	decisions, err := framework.Decisions(resizer.Log, 0)
+	must(t, err)
+	for _, d := range decisions {
+		if d.Operation == "modify" {
+			t.Errorf("the resizer, whose modification is off, decided %s", d)
+		}
+	}
 }

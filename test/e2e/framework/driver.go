@@ -60,7 +60,9 @@ type Driver struct {
 	Socket    string
 	faultFile string
 	callLog   string
-	tools     Tools
+	// receivedLog has the calls as they arrive (see Received).
+	receivedLog string
+	tools       Tools
 }
 
 // Answer scripts one ControllerExpandVolume, or one call of Method: wait
@@ -107,6 +109,8 @@ type Call struct {
 	Code          string            `json:"code"`
 	CapacityBytes int64             `json:"capacityBytes"`
 	NodeStep      bool              `json:"nodeExpansionRequired"`
+	// Delay is, in a received call, the scripted delay it is held for.
+	Delay string `json:"delay"`
 }
 
 // StartDriver starts csi-mock in dir and waits for its socket.
@@ -115,13 +119,16 @@ func StartDriver(ctx context.Context, tools Tools, dir string, o DriverOptions) 
 		Socket:    filepath.Join(dir, "csi.sock"),
 		faultFile: filepath.Join(dir, "faults.json"),
 		callLog:   filepath.Join(dir, "calls.jsonl"),
+
+		receivedLog: filepath.Join(dir, "received.jsonl"),
 	}
 	return d, d.start(ctx)
 }
 
 func (d *Driver) start(ctx context.Context) error {
 	args := []string{"--endpoint=" + d.Socket, "--driver-name=" + d.Name,
-		"--fault-file=" + d.faultFile, "--call-log=" + d.callLog, "--v=5"}
+		"--fault-file=" + d.faultFile, "--call-log=" + d.callLog,
+		"--received-log=" + d.receivedLog, "--v=5"}
 	if d.NodeExpansionRequired {
 		args = append(args, "--node-expansion-required")
 	}
@@ -211,6 +218,15 @@ func (d *Driver) NodeCalls(method string) ([]Call, error) {
 	return d.callsOf(method)
 }
 
+// Received returns the calls of method (any with "") that have reached the
+// driver so far, logged as they arrive, before their scripted delay: a
+// call received and not yet in Calls, ModifyCalls or NodeCalls is still
+// being answered, or held by a scripted delay (Call.Delay). A received call
+// has no End, Code, capacity nor secrets.
+func (d *Driver) Received(method string) ([]Call, error) {
+	return readCalls(d.receivedLog, method)
+}
+
 // AllCalls returns the ControllerExpandVolume and ControllerModifyVolume
 // calls received so far, in the order they ended.
 func (d *Driver) AllCalls() ([]Call, error) {
@@ -222,7 +238,12 @@ func (d *Driver) AllCalls() ([]Call, error) {
 
 // callsOf reads the calls of method from the call log; "" reads all.
 func (d *Driver) callsOf(method string) ([]Call, error) {
-	f, err := os.Open(d.callLog)
+	return readCalls(d.callLog, method)
+}
+
+// readCalls reads the calls of method from a log of the mock; "" reads all.
+func readCalls(log, method string) ([]Call, error) {
+	f, err := os.Open(log)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -235,7 +256,7 @@ func (d *Driver) callsOf(method string) ([]Call, error) {
 	for s.Scan() {
 		var c Call
 		if err := json.Unmarshal(s.Bytes(), &c); err != nil {
-			return nil, fmt.Errorf("call log %s: %w", d.callLog, err)
+			return nil, fmt.Errorf("call log %s: %w", log, err)
 		}
 		if c.Method == "" {
 			c.Method = csidriver.MethodExpand // a log of a csi-mock older than --modify

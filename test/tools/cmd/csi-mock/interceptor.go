@@ -68,13 +68,31 @@ type call struct {
 	NodeStep      bool              `json:"nodeExpansionRequired,omitempty"`
 }
 
+// received is one line of the received log: a call of a logged method as
+// it arrived, before its scripted answer. Its secrets are left out: the
+// call log has them, for the tests that check them.
+type received struct {
+	Method     string            `json:"method"`
+	VolumeID   string            `json:"volumeID"`
+	Path       string            `json:"path,omitempty"`
+	Parameters map[string]string `json:"parameters,omitempty"`
+	Start      time.Time         `json:"start"`
+	// Delay is the scripted delay the call is held for, "" for none.
+	Delay string `json:"delay,omitempty"`
+}
+
 // interceptor scripts the calls that change a volume (ControllerExpandVolume,
 // ControllerModifyVolume, and on the node NodeExpandVolume and the stage and
-// publish calls) from a file that tests rewrite, logs each of them, and
-// advertises the controller capability MODIFY_VOLUME only with modify.
+// publish calls) from a file that tests rewrite, logs each of them when it
+// arrives (receivedLog) and when it ends (callLog), and advertises the
+// controller capability MODIFY_VOLUME only with modify.
 type interceptor struct {
 	faultFile, callLog string
-	modify             bool
+	// receivedLog, when set, gets one line per call as soon as the call has
+	// taken its scripted answer, before the answer's delay: a call there
+	// and not yet in callLog is held by the driver.
+	receivedLog string
+	modify      bool
 	// allocationUnit, when positive, rounds the capacity a successful
 	// ControllerExpandVolume answers up to a multiple of it, as drivers that
 	// allocate in extents do.
@@ -153,6 +171,7 @@ func (i *interceptor) capabilities(ctx context.Context, req any, handler grpc.Un
 
 func (i *interceptor) answer(ctx context.Context, c call, req any, handler grpc.UnaryHandler) (any, error) {
 	a := i.next(c.Method, c.VolumeID)
+	i.appendLine(i.receivedLog, received{Method: c.Method, VolumeID: c.VolumeID, Path: c.Path, Parameters: c.Parameters, Start: c.Start, Delay: a.Delay})
 	if d, err := time.ParseDuration(a.Delay); err == nil && d > 0 {
 		select {
 		case <-time.After(d):
@@ -199,14 +218,17 @@ func (i *interceptor) next(method, volume string) answer {
 	return answer{}
 }
 
-func (i *interceptor) log(c call) {
-	if i.callLog == "" {
+func (i *interceptor) log(c call) { i.appendLine(i.callLog, c) }
+
+// appendLine appends v as one JSON line to file; "" logs nothing.
+func (i *interceptor) appendLine(file string, v any) {
+	if file == "" {
 		return
 	}
-	line, _ := json.Marshal(c)
+	line, _ := json.Marshal(v)
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	f, err := os.OpenFile(i.callLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return
 	}

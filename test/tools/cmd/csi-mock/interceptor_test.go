@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc"
@@ -218,5 +219,58 @@ func TestAllocationUnitRoundsTheAnswerUp(t *testing.T) {
 				t.Errorf("capacity = %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestReceivedLogShowsHeldCall holds a call with a scripted delay: it is in
+// the received log, without its secrets, while the call log does not have
+// it yet; once its caller gives up it ends, and the call log has it.
+func TestReceivedLogShowsHeldCall(t *testing.T) {
+	dir := t.TempDir()
+	i := &interceptor{faultFile: filepath.Join(dir, "faults.json"), callLog: filepath.Join(dir, "calls.jsonl"), receivedLog: filepath.Join(dir, "received.jsonl")}
+	if err := os.WriteFile(i.faultFile, []byte(`[{"method":"ControllerModifyVolume","delay":"1m"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	handler := func(context.Context, any) (any, error) { return &csi.ControllerModifyVolumeResponse{}, nil }
+	req := &csi.ControllerModifyVolumeRequest{VolumeId: "vol-1", MutableParameters: map[string]string{"iops": "3000"}, Secrets: map[string]string{"password": "p"}}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ended := make(chan error, 1)
+	go func() {
+		_, err := i.intercept(ctx, req, &grpc.UnaryServerInfo{}, handler)
+		ended <- err
+	}()
+
+	var line []byte
+	for deadline := time.Now().Add(10 * time.Second); len(line) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the held call is not in the received log")
+		}
+		line, _ = os.ReadFile(i.receivedLog)
+	}
+	var got received
+	if err := json.Unmarshal(line, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Method != methodModify || got.VolumeID != "vol-1" || got.Parameters["iops"] != "3000" || got.Delay != "1m" || got.Start.IsZero() {
+		t.Errorf("received = %+v, want the modify call on vol-1 with iops 3000, held for 1m", got)
+	}
+	if strings.Contains(string(line), "password") {
+		t.Errorf("received log has the secrets: %s", line)
+	}
+	if _, err := os.Stat(i.callLog); !os.IsNotExist(err) {
+		t.Errorf("call log exists while the call is held: %v", err)
+	}
+
+	cancel()
+	if err := <-ended; status.Code(err) != codes.Canceled {
+		t.Errorf("held call ended with %v, want Canceled", err)
+	}
+	data, err := os.ReadFile(i.callLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"code":"Canceled"`) {
+		t.Errorf("call log = %s, want the call, Canceled", data)
 	}
 }

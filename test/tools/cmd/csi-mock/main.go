@@ -44,7 +44,8 @@ func main() {
 		modify    = flag.Bool("modify", false, "Advertise the controller capability MODIFY_VOLUME (the mock's ControllerModifyVolume succeeds); without it, MODIFY_VOLUME is not advertised.")
 		faultFile = flag.String("fault-file", "", "JSON list of scripted answers, each {\"method\", \"volumeID\", \"code\", \"message\", \"delay\"}: a call of ControllerExpandVolume (an empty method), ControllerModifyVolume, NodeExpandVolume, NodeStageVolume, NodeUnstageVolume, NodePublishVolume or NodeUnpublishVolume takes the first entry of its method and of its volume (an entry without volumeID matches any), waits delay, then fails with code (a gRPC code name) or, without code, answers normally; the file is read again whenever it changes.")
 		unit      = flag.Int64("allocation-unit", 0, "Allocate whole units of this many bytes: a successful ControllerExpandVolume answers the required bytes rounded up to a multiple.")
-		callLog   = flag.String("call-log", "", "File to append one JSON line to per call of a scripted method.")
+		callLog   = flag.String("call-log", "", "File to append one JSON line to per call of a scripted method, when it ends.")
+		received  = flag.String("received-log", "", "File to append one JSON line to per call of a scripted method as soon as it arrives, before its scripted delay ({\"method\", \"volumeID\", \"path\", \"parameters\", \"start\", \"delay\"}, no secrets): a call there and not yet in --call-log is held by the driver.")
 	)
 	klog.InitFlags(nil)
 	flag.Parse()
@@ -66,7 +67,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "csi-mock: listen on %s: %v\n", *endpoint, err)
 		os.Exit(1)
 	}
-	faults := &interceptor{faultFile: *faultFile, callLog: *callLog, modify: *modify, allocationUnit: *unit}
+	faults := &interceptor{faultFile: *faultFile, callLog: *callLog, receivedLog: *received, modify: *modify, allocationUnit: *unit}
 	if err := drv.Start(l, faults.intercept); err != nil {
 		fmt.Fprintf(os.Stderr, "csi-mock: start: %v\n", err)
 		os.Exit(1)
