@@ -21,6 +21,8 @@ package features
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
@@ -33,7 +35,8 @@ const (
 	AnnotateFsResize featuregate.Feature = "AnnotateFsResize"
 
 	// RecoverVolumeExpansionFailure lets users lower a failed request to
-	// recover from expansion failures (KEP-1790).
+	// recover from expansion failures (KEP-1790). GA and on by default, as
+	// upstream; it may still be turned off.
 	RecoverVolumeExpansionFailure featuregate.Feature = "RecoverVolumeExpansionFailure"
 
 	// VolumeAttributesClass turns on volume modification (KEP-3751): the
@@ -57,7 +60,7 @@ const (
 func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 	return map[featuregate.Feature]featuregate.FeatureSpec{
 		AnnotateFsResize:              {Default: false, PreRelease: featuregate.Alpha},
-		RecoverVolumeExpansionFailure: {Default: true, PreRelease: featuregate.Beta},
+		RecoverVolumeExpansionFailure: {Default: true, PreRelease: featuregate.GA},
 		VolumeAttributesClass:         {Default: true, PreRelease: featuregate.GA},
 		ReleaseLeaderElectionOnExit:   {Default: true, PreRelease: featuregate.Beta},
 	}
@@ -78,4 +81,18 @@ func NewGate() featuregate.MutableFeatureGate {
 		panic(fmt.Sprintf("add logging feature gates: %v", err))
 	}
 	return gate
+}
+
+// Known lists the gates gate knows, one per line, as --help shows them:
+// featuregate's KnownFeatures leaves out the GA gates, which may still be
+// set (to turn a feature off), so they are added in the same form.
+func Known(gate featuregate.MutableFeatureGate) []string {
+	known := gate.KnownFeatures()
+	for name, spec := range gate.GetAll() {
+		if spec.PreRelease == featuregate.GA && !spec.LockToDefault {
+			known = append(known, fmt.Sprintf("%s=true|false (GA - default=%t)", name, spec.Default))
+		}
+	}
+	slices.SortFunc(known, func(a, b string) int { return strings.Compare(a, b) })
+	return known
 }

@@ -34,8 +34,8 @@ func TestDefaults(t *testing.T) {
 	}{
 		{name: "AnnotateFsResize is alpha and off", feature: AnnotateFsResize, want: false,
 			spec: featuregate.FeatureSpec{PreRelease: featuregate.Alpha}},
-		{name: "RecoverVolumeExpansionFailure is beta and on", feature: RecoverVolumeExpansionFailure, want: true,
-			spec: featuregate.FeatureSpec{PreRelease: featuregate.Beta}},
+		{name: "RecoverVolumeExpansionFailure is GA and on, as upstream v2.2.1", feature: RecoverVolumeExpansionFailure, want: true,
+			spec: featuregate.FeatureSpec{PreRelease: featuregate.GA}},
 		{name: "VolumeAttributesClass is GA and on", feature: VolumeAttributesClass, want: true,
 			spec: featuregate.FeatureSpec{PreRelease: featuregate.GA}},
 		{name: "ReleaseLeaderElectionOnExit is beta and on", feature: ReleaseLeaderElectionOnExit, want: true,

@@ -146,7 +146,7 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 	}
 	var featureGates map[string]bool
 
-	fs := newFlagSet(o, &featureGates, gate.KnownFeatures())
+	fs := newFlagSet(o, &featureGates, features.Known(gate))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(out)

@@ -395,7 +395,8 @@ func TestHelp(t *testing.T) {
 				}
 			}
 			for _, f := range []string{"AnnotateFsResize=true|false (ALPHA - default=false)",
-				"RecoverVolumeExpansionFailure=true|false (BETA - default=true)",
+				"RecoverVolumeExpansionFailure=true|false (GA - default=true)",
+				"VolumeAttributesClass=true|false (GA - default=true)",
 				"ReleaseLeaderElectionOnExit=true|false (BETA - default=true)"} {
 				if !strings.Contains(out, f) {
 					t.Errorf("--feature-gates help does not list %s", f)
