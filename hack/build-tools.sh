@@ -68,6 +68,15 @@ minutes() {
 	esac
 }
 
+# version_of prints the version a tool is built at.
+version_of() {
+	case "$1" in
+	helm) echo "$helm_version" ;;
+	promtool) echo "$promtool_version" ;;
+	*) echo "$version" ;;
+	esac
+}
+
 tool_dir() {
 	local name="$1" key
 	key="$(inputs "$name" | sha256sum | cut -c1-12)"
@@ -155,16 +164,17 @@ build_promtool() {
 mkdir -p "$cache"
 exec {lock}>"$cache/.lock"
 flock "$lock"
-missing=() module=() total=0
+missing=() named=() module=() total=0
 for name in "${tools[@]}"; do
 	if [[ ! -x "$(tool_dir "$name")/$name" ]]; then
 		missing+=("$name")
+		named+=("$name $(version_of "$name")")
 		total=$((total + $(minutes "$name")))
 		[[ "$name" == helm || "$name" == promtool ]] || module+=("$name")
 	fi
 done
 if ((${#missing[@]} > 0)); then
-	echo "build-tools: building ${missing[*]} ($version) from the Go module proxy: about $total minutes on 2 cores the first time, cached after that" >&2
+	echo "build-tools: building $(IFS=,; echo "${named[*]}" | sed 's/,/, /g') from the Go module proxy: about $total minutes on 2 cores the first time, cached after that" >&2
 fi
 if ((${#module[@]} > 0)); then
 	build_module_tools "${module[@]}"
