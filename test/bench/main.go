@@ -14,11 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command bench measures what the resizer costs (issue #5): throughput,
+// Command bench measures what the resizer costs (docs/benchmarks.md): throughput,
 // per-claim latency and API requests for N claims grown at once, the same
-// for N claims changing VolumeAttributesClass at once (issue #10), memory
+// for N claims changing VolumeAttributesClass at once, memory
 // with many objects, the latency of one resize on an idle cluster, and the
-// cost of a /metrics scrape with many claims (issue #11). It
+// cost of a /metrics scrape with many claims. It
 // runs the real components of the end-to-end suite (etcd, kube-apiserver
 // with an audit log, the CSI mock driver and the resizer binary) on this
 // machine; `make bench` builds them. Progress goes to stderr, a markdown

@@ -253,7 +253,8 @@ func flagsCell(args []string) string {
 	return "`" + strings.Join(args, " ") + "`"
 }
 
-// target is one goal of issue #5 and what was measured.
+// target is one goal the benchmark checks (docs/benchmarks.md#targets) and
+// what was measured.
 type target struct {
 	Goal, Measured string
 	Met            bool

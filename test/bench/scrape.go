@@ -37,7 +37,7 @@ import (
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
-// The scrape mode (issue #11) measures one GET /metrics of a resizer whose
+// The scrape mode measures one GET /metrics of a resizer whose
 // caches hold many claims: csi_resizer_claims and
 // csi_resizer_claim_oldest_seconds are computed at each scrape by going
 // over every cached claim, so that scrape's cost grows with the claims.

@@ -23,8 +23,9 @@ import (
 	"time"
 )
 
-// The targets of issue #5, for 500 resizes and 10,000 objects; runs with
-// another N scale the per-run limits linearly and say so.
+// The performance targets (docs/benchmarks.md#targets), for 500 resizes
+// and 10,000 objects; runs with another N scale the per-run limits
+// linearly and say so.
 const (
 	targetWrites     = 3.0
 	targetRateShare  = 0.95
@@ -132,7 +133,7 @@ func (r *results) targets() []target {
 	return out
 }
 
-// modifyTargets are the checks of the modify runs (issue #10): the floor of
+// modifyTargets are the checks of the modify runs: the floor of
 // writes, no GET of what the informers hold, every PV at the class its
 // claim reports, and at the default budget a rate that only the budget
 // limits.
