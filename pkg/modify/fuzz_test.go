@@ -42,7 +42,7 @@ func pick[T any](list []T, i uint8, other T) T {
 }
 
 // FuzzModifyDecide feeds arbitrary claim states to Decide and checks the
-// invariants of DESIGN §10 on every decision.
+// invariants of docs/design.md#modification on every decision.
 //
 // Run it for longer with:
 //

@@ -33,8 +33,9 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/features"
 )
 
-// designFlags are the flags of DESIGN.md §8, without dashes. Renaming or
-// dropping one breaks existing Deployments.
+// designFlags are the flags of upstream external-resizer that the resizer
+// keeps (README.md, Flags; docs/design.md#scope), without dashes. Renaming
+// or dropping one breaks existing Deployments.
 var designFlags = []string{
 	"csi-address", "kubeconfig", "master", "timeout", "resize-timeout",
 	"modify-timeout", "workers", "resync-period",

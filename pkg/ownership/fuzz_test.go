@@ -48,7 +48,8 @@ var fuzzDrivers = []string{awsEBSDriver, gcePDDriver, azureDiskDriver, cinderDri
 var fuzzPhases = []v1.PersistentVolumeClaimPhase{v1.ClaimBound, v1.ClaimPending, v1.ClaimLost, ""}
 
 // FuzzCheck builds claims and volumes from arbitrary field combinations and
-// checks Check against the rules of DESIGN §3, written here independently:
+// checks Check against the rules of docs/design.md#ownership, written here
+// independently:
 // never a panic, Owned only when every rule holds, and a volume of another
 // driver never owned.
 //
@@ -155,7 +156,7 @@ func fuzzVolume(pvc *v1.PersistentVolumeClaim, driver string, shape uint16, inTr
 	return pv
 }
 
-// oracle is DESIGN §3, written from the contract: the claim is Bound with a
+// oracle is docs/design.md#ownership, written from the contract: the claim is Bound with a
 // volume name, the PV is cached (else wait), it is that volume, its claimRef
 // names this claim (namespace, name and UID), and it is a CSI volume of our
 // driver with a handle, or an in-tree volume that CSI migration gives our

@@ -53,7 +53,8 @@ func fuzzQuantity(value int64, scale int8) resource.Quantity {
 }
 
 // FuzzDecide feeds arbitrary claim states to Decide and checks the
-// invariants of DESIGN §4 and §7 on every decision.
+// invariants of docs/design.md#expansion and docs/design.md#never on every
+// decision.
 //
 // Run it for longer with:
 //

@@ -19,8 +19,8 @@ limitations under the License.
 // Package chaos runs the resizer binary through faults on the end-to-end
 // harness: processes killed at random moments, a CSI driver that fails,
 // hangs and restarts, a kube-apiserver restart, and leader election
-// replicas killed and terminated. It checks the promises of DESIGN.md §7
-// ("Never") and prints the figures. Run it with `make test-chaos`.
+// replicas killed and terminated. It checks the promises of
+// docs/design.md#never and prints the figures. Run it with `make test-chaos`.
 package chaos
 
 import (

@@ -56,7 +56,7 @@ type overlapKind int
 
 const (
 	// bothWaiting: two callers waited on one volume at the same time. The
-	// resizer must never do this (DESIGN.md §7).
+	// resizer must never do this (docs/design.md#never).
 	bothWaiting overlapKind = iota
 	// leftByKilled: one call was left in the driver by a resizer process
 	// that was killed (while the driver worked on it, or even before the

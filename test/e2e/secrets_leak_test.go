@@ -41,7 +41,7 @@ import (
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
-// TestSecretsNeverLeakAtV10 is the security run of DESIGN §7 ("Log a secret: never"): the
+// TestSecretsNeverLeakAtV10 is the security run of "never log a secret" (docs/design.md#never): the
 // resizer binary at --v=10, where client-go logs request and response bodies (protobuf ones as
 // hex dumps), resizes claims whose expansion Secrets come from a PV's controllerExpandSecretRef
 // and from StorageClass templates, with a controller-only and a controller+node driver, one
