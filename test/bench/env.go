@@ -177,6 +177,14 @@ func (r *rig) startResizer(ctx context.Context, s setting, extra ...string) erro
 	return nil
 }
 
+// startIdle starts the resizer and waits until it idles.
+func (r *rig) startIdle(ctx context.Context, s setting, extra ...string) error {
+	if err := r.startResizer(ctx, s, extra...); err != nil {
+		return err
+	}
+	return r.waitIdle(ctx)
+}
+
 // get fetches a path of the resizer's diagnostics endpoint.
 func (r *rig) get(ctx context.Context, path string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.httpAddr+path, nil)
@@ -198,41 +206,13 @@ func (r *rig) get(ctx context.Context, path string) (int, []byte, error) {
 	return resp.StatusCode, []byte(b.String()), s.Err()
 }
 
-// metric returns the value of one sample of the resizer's /metrics, by
-// its exact name with labels as exposed, e.g. `workqueue_depth{name="x"}`.
-func (r *rig) metric(ctx context.Context, sample string) (float64, bool, error) {
-	code, body, err := r.get(ctx, "/metrics")
-	if err != nil {
-		return 0, false, err
-	}
-	if code != http.StatusOK {
-		return 0, false, fmt.Errorf("/metrics answered %d", code)
-	}
-	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, sample+" "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return f, err == nil, err
-		}
-	}
-	return 0, false, nil
-}
-
-// bytesMetric reads a metric of the resizer that must be there, in bytes.
-func (r *rig) bytesMetric(ctx context.Context, sample string) (int64, error) {
-	v, ok, err := r.metric(ctx, sample)
-	if err == nil && !ok {
-		err = fmt.Errorf("no %s in /metrics", sample)
-	}
-	return int64(v), err
-}
-
 // waitIdle waits until the resizer's work queue has been empty for a
 // second: after start-up every claim is queued once, with nothing to do.
 func (r *rig) waitIdle(ctx context.Context) error {
-	sample := fmt.Sprintf(`workqueue_depth{name=%q}`, driverName+"-pvc")
+	queue := map[string]string{"name": driverName + "-pvc"}
 	empty := 0
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
-		v, ok, err := r.metric(ctx, sample)
+		v, ok, err := r.metric(ctx, "workqueue_depth", queue)
 		if err != nil {
 			return false, err
 		}

@@ -56,10 +56,7 @@ func runLatency(ctx context.Context, cfg *config, s setting) (*latencyResult, er
 	if err := createPairs(ctx, r.admin, n, "1Gi", handles, cfg.creators); err != nil {
 		return nil, err
 	}
-	if err := r.startResizer(ctx, s, cfg.resizerArgs...); err != nil {
-		return nil, err
-	}
-	if err := r.waitIdle(ctx); err != nil {
+	if err := r.startIdle(ctx, s, cfg.resizerArgs...); err != nil {
 		return nil, err
 	}
 	w, err := watchClaims(ctx, r.admin, "2Gi")

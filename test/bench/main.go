@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -210,4 +211,21 @@ func writeChart(path string, c figure) error {
 		return err
 	}
 	return f.Close()
+}
+
+// parseCounts reads -scrape-n: positive counts, comma-separated, each above
+// the last, since each run adds pairs to the previous one's.
+func parseCounts(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-scrape-n: %q is not a positive number", part)
+		}
+		if len(out) > 0 && n <= out[len(out)-1] {
+			return nil, fmt.Errorf("-scrape-n: %d is not above %d: each run adds claims to the last", n, out[len(out)-1])
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -17,91 +17,66 @@ limitations under the License.
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"strconv"
+	"net/http"
 	"strings"
+
+	"k8s.io/component-base/metrics/testutil"
 )
 
-// The Prometheus text format, as far as the scrape mode reads it.
+// The resizer's /metrics are read with the Prometheus text parser, through
+// component-base's testutil.
 
-// sample is one line of the Prometheus text format: a series and its value.
-type sample struct {
-	Labels map[string]string
-	Value  float64
+// parseMetrics returns the samples of text by metric name; a histogram's
+// are under name_bucket, name_sum and name_count. A text that is not of
+// the format is an error: the text is checked first, since
+// testutil.ParseMetrics alone never returns on one.
+func parseMetrics(text string) (testutil.Metrics, error) {
+	if _, err := testutil.TextToMetricFamilies(strings.NewReader(text)); err != nil {
+		return nil, err
+	}
+	m := testutil.NewMetrics()
+	return m, testutil.ParseMetrics(text, &m)
 }
 
-// parseSeries returns the samples of the metric name in text, whose lines
-// are `name{label="value",...} value [timestamp]`.
-func parseSeries(text, name string) ([]sample, error) {
-	var out []sample
-	for _, line := range strings.Split(text, "\n") {
-		rest, ok := strings.CutPrefix(line, name)
-		if !ok || rest == "" || (rest[0] != '{' && rest[0] != ' ') {
-			continue // a comment, another metric, or a longer name
+// hasLabels reports whether s carries each of labels with its value.
+func hasLabels(s *testutil.Sample, labels map[string]string) bool {
+	for name, value := range labels {
+		if string(s.Metric[testutil.LabelName(name)]) != value {
+			return false
 		}
-		s := sample{Labels: map[string]string{}}
-		if rest[0] == '{' {
-			var err error
-			if s.Labels, rest, err = parseLabels(rest[1:]); err != nil {
-				return nil, fmt.Errorf("%q: %w", line, err)
-			}
-		}
-		fields := strings.Fields(rest)
-		if len(fields) == 0 {
-			return nil, fmt.Errorf("%q: no value", line)
-		}
-		v, err := strconv.ParseFloat(fields[0], 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q: %w", line, err)
-		}
-		s.Value = v
-		out = append(out, s)
 	}
-	return out, nil
+	return true
 }
 
-// parseLabels reads `a="x",b="y"}` and returns the labels and what follows
-// the closing brace.
-func parseLabels(s string) (map[string]string, string, error) {
-	labels := map[string]string{}
-	for {
-		if rest, ok := strings.CutPrefix(s, "}"); ok {
-			return labels, rest, nil
-		}
-		key, rest, ok := strings.Cut(s, `="`)
-		if !ok || key == "" || strings.ContainsAny(key, ",} ") {
-			return nil, "", errors.New("a label without a quoted value")
-		}
-		value, rest, err := unquoteLabel(rest)
-		if err != nil {
-			return nil, "", err
-		}
-		labels[key] = value
-		s = strings.TrimPrefix(rest, ",")
+// metric returns the value of the sample of the resizer's /metrics named
+// name with labels (and maybe others), and whether it is there.
+func (r *rig) metric(ctx context.Context, name string, labels map[string]string) (float64, bool, error) {
+	code, body, err := r.get(ctx, "/metrics")
+	if err != nil {
+		return 0, false, err
 	}
+	if code != http.StatusOK {
+		return 0, false, fmt.Errorf("/metrics answered %d", code)
+	}
+	m, err := parseMetrics(string(body))
+	if err != nil {
+		return 0, false, fmt.Errorf("/metrics: %w", err)
+	}
+	for _, s := range m[name] {
+		if hasLabels(s, labels) {
+			return float64(s.Value), true, nil
+		}
+	}
+	return 0, false, nil
 }
 
-// unquoteLabel reads a label value up to its closing quote; the format
-// escapes backslash, quote and newline.
-func unquoteLabel(s string) (value, rest string, err error) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			return b.String(), s[i+1:], nil
-		case '\\':
-			if i++; i == len(s) {
-				return "", "", errors.New("a label value ends in a backslash")
-			}
-			if s[i] == 'n' {
-				b.WriteByte('\n')
-			} else {
-				b.WriteByte(s[i])
-			}
-		default:
-			b.WriteByte(s[i])
-		}
+// bytesMetric reads a metric of the resizer that must be there, in bytes.
+func (r *rig) bytesMetric(ctx context.Context, name string) (int64, error) {
+	v, ok, err := r.metric(ctx, name, nil)
+	if err == nil && !ok {
+		err = fmt.Errorf("no %s in /metrics", name)
 	}
-	return "", "", errors.New("an unterminated label value")
+	return int64(v), err
 }

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -105,131 +104,63 @@ func classPatch(section, field, value string) []byte {
 // every event written. The driver advertises MODIFY_VOLUME and expands
 // nothing here.
 func runModify(ctx context.Context, cfg *config, s setting) (*modifyResult, error) {
-	n := cfg.modifyN
-	say("== modify: %d claims from class %s to %s at %s", n, modifyFrom, modifyTo, s)
-	r, err := newRigWith(ctx, cfg, "modify-"+s.Name, framework.DriverOptions{Modify: true})
-	if err != nil {
+	res := &modifyResult{From: modifyFrom, To: modifyTo}
+	if err := runBatch(ctx, cfg, s, modifyBatch(cfg, s, res), &res.throughputResult); err != nil {
 		return nil, err
 	}
-	defer r.close()
+	return res, nil
+}
+
+// modifyBatch switches cfg.modifyN claims, put in modifyFrom first, to
+// modifyTo, checking the driver's calls and the PVs into res.
+func modifyBatch(cfg *config, s setting, res *modifyResult) batch {
+	n := cfg.modifyN
+	patch := classPatch("spec", "volumeAttributesClassName", modifyTo)
+	return batch{
+		mode: "modify", header: fmt.Sprintf("modify: %d claims from class %s to %s at %s", n, modifyFrom, modifyTo, s), n: n,
+		driver: framework.DriverOptions{Modify: true},
+		sent:   "class changes", done: "modified", unit: "modifies",
+		setup: func(ctx context.Context, r *rig) error {
+			if err := createClasses(ctx, r.admin); err != nil {
+				return err
+			}
+			return classPairs(ctx, r.admin, n, modifyFrom, cfg.creators)
+		},
+		watch: func(ctx context.Context, c kubernetes.Interface) (*claimWatch, error) {
+			return watchClaimsUntil(ctx, c, func(pvc *v1.PersistentVolumeClaim) bool { return isModified(pvc, modifyTo) }, modifyErrored)
+		},
+		send: func(ctx context.Context, r *rig, claim string) error {
+			_, err := r.admin.CoreV1().PersistentVolumeClaims(benchNamespace).Patch(ctx, claim, types.MergePatchType, patch, metav1.PatchOptions{})
+			return err
+		},
+		calls: res.readCalls,
+	}
+}
+
+// createClasses creates the VolumeAttributesClasses of modifyClasses.
+func createClasses(ctx context.Context, c kubernetes.Interface) error {
 	for _, name := range slices.Sorted(maps.Keys(modifyClasses)) {
-		if _, err := r.admin.StorageV1().VolumeAttributesClasses().Create(ctx, &storagev1.VolumeAttributesClass{
+		if _, err := c.StorageV1().VolumeAttributesClasses().Create(ctx, &storagev1.VolumeAttributesClass{
 			ObjectMeta: metav1.ObjectMeta{Name: name}, DriverName: driverName, Parameters: modifyClasses[name],
 		}, metav1.CreateOptions{}); err != nil {
-			return nil, fmt.Errorf("create VolumeAttributesClass %s: %w", name, err)
+			return fmt.Errorf("create VolumeAttributesClass %s: %w", name, err)
 		}
 	}
-	start := time.Now()
-	handles, err := r.driver.CreateVolumes(ctx, "vol", n, 1<<30, 8)
-	if err != nil {
-		return nil, err
-	}
-	say("  %d volumes created in the driver in %s", n, since(start))
-	if err := createPairs(ctx, r.admin, n, "1Gi", handles, cfg.creators); err != nil {
-		return nil, err
-	}
-	if err := classPairs(ctx, r.admin, n, modifyFrom, cfg.creators); err != nil {
-		return nil, err
-	}
-	tail, err := r.auditTail()
-	if err != nil {
-		return nil, err
-	}
-	if err := r.startResizer(ctx, s, cfg.resizerArgs...); err != nil {
-		return nil, err
-	}
-	if err := r.waitIdle(ctx); err != nil {
-		return nil, err
-	}
-	w, err := watchClaimsUntil(ctx, r.admin, func(pvc *v1.PersistentVolumeClaim) bool { return isModified(pvc, modifyTo) }, modifyErrored)
-	if err != nil {
-		return nil, err
-	}
-	defer w.close()
-	res := &modifyResult{throughputResult: throughputResult{Setting: s, N: n}, From: modifyFrom, To: modifyTo}
-	if res.IdleCPU, err = idleCPU(ctx, r, idleWindow); err != nil {
-		return nil, err
-	}
-	before, err := r.usage()
-	if err != nil {
-		return nil, err
-	}
-	cpuBefore, err := takeCPUSnapshot()
-	if err != nil {
-		return nil, err
-	}
-	sent := make([]time.Time, n)
-	names := make([]string, n)
-	for i := range names {
-		names[i] = claimName(i)
-	}
-	patch := classPatch("spec", "volumeAttributesClassName", modifyTo)
-	start = time.Now()
-	err = framework.Parallel(ctx, n, cfg.creators, func(ctx context.Context, i int) error {
-		sent[i] = time.Now()
-		_, err := r.admin.CoreV1().PersistentVolumeClaims(benchNamespace).Patch(ctx, names[i], types.MergePatchType, patch, metav1.PatchOptions{})
-		return err
-	}, nil)
-	if err != nil {
-		return nil, err
-	}
-	res.GrowSpan = since(start)
-	say("  %d class changes sent in %s; waiting for the resizer", n, res.GrowSpan)
-	if err := waitWithProgress(ctx, cfg.timeout, w, names); err != nil {
-		return nil, fmt.Errorf("%w (resizer log: %s)", err, r.resizer.Log)
-	}
-	cpuAfter, err := takeCPUSnapshot()
-	if err != nil {
-		return nil, err
-	}
-	res.Foreign = foreignLoad(cpuBefore, cpuAfter, cfg.nproc)
+	return nil
+}
 
-	first, last := slices.MinFunc(sent, time.Time.Compare), time.Time{}
-	lat := make([]time.Duration, n)
-	for i, name := range names {
-		at := w.finishedAt(name)
-		lat[i] = at.Sub(sent[i])
-		res.Finish = append(res.Finish, at.Sub(first))
-		if at.After(last) {
-			last = at
-		}
-	}
-	slices.Sort(res.Finish)
-	res.Wall, res.Latency, res.Errors = last.Sub(first), summarize(lat), w.errors()
-	say("  all %d modified in %s (%.2f modifies/s); waiting for the events", n, res.Wall.Round(time.Millisecond), res.rate())
-
-	lastEvent, err := drainEvents(ctx, tail, 2*n)
-	if err != nil {
-		return nil, err
-	}
-	res.EventLag = max(lastEvent.Sub(last), 0)
-	after, err := r.usage()
-	if err != nil {
-		return nil, err
-	}
-	res.Peak, res.CPU, res.CPUTotal = after.Peak, after.CPU-before.CPU, after.CPU
-	res.Switches = after.Switches - before.Switches
+// readCalls reads the driver's ControllerModifyVolume calls, checks that
+// each carried the parameters of modifyTo, and counts the PVs at modifyTo.
+func (res *modifyResult) readCalls(ctx context.Context, r *rig) ([]framework.Call, error) {
 	calls, err := r.driver.ModifyCalls()
 	if err != nil {
 		return nil, err
 	}
-	res.tallyCalls(calls)
 	if bad := wrongParameters(calls, modifyClasses[modifyTo]); bad > 0 {
 		return nil, fmt.Errorf("%d of %d ControllerModifyVolume calls did not carry the parameters of class %s", bad, len(calls), modifyTo)
 	}
-	if res.PVsAtTarget, err = pvsOfClass(ctx, r.admin, modifyTo); err != nil {
-		return nil, err
-	}
-	if err := r.stopResizer(); err != nil {
-		return nil, err
-	}
-	if err := settle(ctx, tail); err != nil {
-		return nil, err
-	}
-	if err := res.countRequests(r, tail.requests, first, last); err != nil {
-		return nil, err
-	}
-	return res, nil
+	res.PVsAtTarget, err = pvsOfClass(ctx, r.admin, modifyTo)
+	return calls, err
 }
 
 // classPairs puts the n bound pairs of createPairs in class, as if they

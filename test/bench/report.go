@@ -86,22 +86,29 @@ func (r *results) throughputTables(p func(string, ...any)) {
 	}
 	p("")
 	p("The token-bucket floor is (N × 3 writes − burst) ÷ QPS: no resizer making 3 writes a resize can finish sooner. Sending the N grows took %s. While claims were being resized:\n", growSpans(r.Throughput))
-	p("| Setting | Work requests/s (budget: QPS) | Event writes/s (own client) | Last event after last finished claim | Claims with ControllerResizeError | Resizer watches closed by the API server as unresponsive | Resizer's CPU per resize | Resizer's context switches per resize | Resizer's idle CPU before the grows | Other processes' CPU meanwhile |")
-	p("|---|---|---|---|---|---|---|---|---|---|")
+	whileTable(p, r.Throughput, "ControllerResizeError", "resize", "grows")
+	requestsTable(p, r.Throughput, "resize")
 	for _, t := range r.Throughput {
+		p("Response codes at %s: %s. Driver calls: %d for %d volumes.\n", t.Setting.Name, codesCell(t.Requests), t.DriverCalls, t.Volumes)
+	}
+}
+
+// whileTable writes what the resizer did while the claims of runs were
+// being changed: its rates, the claims with the condition failed, its CPU
+// and context switches per unit, and the watches the API server closed.
+func whileTable(p func(string, ...any), runs []*throughputResult, failed, unit, changes string) {
+	p("| Setting | Work requests/s (budget: QPS) | Event writes/s (own client) | Last event after last finished claim | Claims with %s | Resizer watches closed by the API server as unresponsive | Resizer's CPU per %s | Resizer's context switches per %s | Resizer's idle CPU before the %s | Other processes' CPU meanwhile |", failed, unit, unit, changes)
+	p("|---|---|---|---|---|---|---|---|---|---|")
+	for _, t := range runs {
 		p("| %s | %.2f | %.2f | %s | %d | %s | %s | %.0f | %s per s | %s |", t.Setting, t.WorkRate, t.EventRate, ms(t.EventLag), t.Errors,
 			closesCell(t.ForcedCloses), fmt.Sprintf("%.1f ms", float64(t.CPU)/float64(time.Millisecond)/float64(t.N)),
 			float64(t.Switches)/float64(t.N), ms(t.IdleCPU), t.Foreign)
 	}
 	p("")
-	for _, t := range r.Throughput {
+	for _, t := range runs {
 		if t.OwnCloses > 0 {
 			p("At %s the API server also closed the benchmark's own claim watch %d times: some finish times may be late by the time it took to watch again.\n", t.Setting.Name, t.OwnCloses)
 		}
-	}
-	requestsTable(p, r.Throughput, "resize")
-	for _, t := range r.Throughput {
-		p("Response codes at %s: %s. Driver calls: %d for %d volumes.\n", t.Setting.Name, codesCell(t.Requests), t.DriverCalls, t.Volumes)
 	}
 }
 
@@ -177,25 +184,11 @@ func (r *results) modifyTables(p func(string, ...any)) {
 	}
 	p("")
 	var runs []*throughputResult
-	var spans []string
 	for _, m := range r.Modify {
 		runs = append(runs, &m.throughputResult)
-		spans = append(spans, fmt.Sprintf("%s at %s", ms(m.GrowSpan), m.Setting.Name))
 	}
-	p("Sending the N class changes took %s. While claims were being modified:\n", strings.Join(spans, ", "))
-	p("| Setting | Work requests/s (budget: QPS) | Event writes/s (own client) | Last event after last finished claim | Claims with ModifyVolumeError | Resizer watches closed by the API server as unresponsive | Resizer's CPU per modify | Resizer's context switches per modify | Resizer's idle CPU before the changes | Other processes' CPU meanwhile |")
-	p("|---|---|---|---|---|---|---|---|---|---|")
-	for _, m := range r.Modify {
-		p("| %s | %.2f | %.2f | %s | %d | %s | %s | %.0f | %s per s | %s |", m.Setting, m.WorkRate, m.EventRate, ms(m.EventLag), m.Errors,
-			closesCell(m.ForcedCloses), fmt.Sprintf("%.1f ms", float64(m.CPU)/float64(time.Millisecond)/float64(m.N)),
-			float64(m.Switches)/float64(m.N), ms(m.IdleCPU), m.Foreign)
-	}
-	p("")
-	for _, m := range r.Modify {
-		if m.OwnCloses > 0 {
-			p("At %s the API server also closed the benchmark's own claim watch %d times: some finish times may be late by the time it took to watch again.\n", m.Setting.Name, m.OwnCloses)
-		}
-	}
+	p("Sending the N class changes took %s. While claims were being modified:\n", growSpans(runs))
+	whileTable(p, runs, "ModifyVolumeError", "modify", "changes")
 	requestsTable(p, runs, "modify")
 	for _, m := range r.Modify {
 		p("Response codes at %s: %s. ControllerModifyVolume calls: %d for %d volumes.\n", m.Setting.Name, codesCell(m.Requests), m.DriverCalls, m.Volumes)

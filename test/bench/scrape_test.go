@@ -28,9 +28,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 func TestStateOfRotatesOneInTen(t *testing.T) {
@@ -122,54 +122,80 @@ csi_resizer_claims_other{driver_name="x"} 7
 workqueue_depth{name="bench.csi.example.com-pvc"} 0
 `
 
-func TestParseSeries(t *testing.T) {
-	got, err := parseSeries(metricsText, claimsMetric)
+func TestParseMetrics(t *testing.T) {
+	m, err := parseMetrics(metricsText)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := m[claimsMetric]
 	if len(got) != 5 {
 		t.Fatalf("%d samples, want 5: %+v", len(got), got)
 	}
-	if s := got[3]; s.Labels["state"] != "node_infeasible" || s.Labels["operation"] != "resize" || s.Value != 333 {
+	if s := got[3]; s.Metric["state"] != "node_infeasible" || s.Metric["operation"] != "resize" || s.Value != 333 {
 		t.Errorf("fourth sample = %+v", s)
 	}
-	oldest, err := parseSeries(metricsText, "csi_resizer_claim_oldest_seconds")
-	if err != nil || len(oldest) != 1 || oldest[0].Value != 612.5 {
-		t.Errorf("oldest = %+v, %v", oldest, err)
+	if oldest := m["csi_resizer_claim_oldest_seconds"]; len(oldest) != 1 || oldest[0].Value != 612.5 {
+		t.Errorf("oldest = %+v", oldest)
 	}
-	plain, err := parseSeries("up 1\nupper 2\n", "up")
-	if err != nil || len(plain) != 1 || plain[0].Value != 1 || len(plain[0].Labels) != 0 {
+	plain, err := parseMetrics("up 1\nupper 2\n")
+	if err != nil || len(plain["up"]) != 1 || plain["up"][0].Value != 1 || len(plain["up"][0].Metric) != 1 {
 		t.Errorf("a series without labels: %+v, %v", plain, err)
 	}
-	escaped, err := parseSeries(`m{a="x\"y\\z\n",b=""} 3`, "m")
-	if err != nil || len(escaped) != 1 || escaped[0].Labels["a"] != "x\"y\\z\n" || escaped[0].Labels["b"] != "" {
+	escaped, err := parseMetrics(`m{a="x\"y\\z\n",b=""} 3` + "\n")
+	if err != nil || len(escaped["m"]) != 1 || escaped["m"][0].Metric["a"] != "x\"y\\z\n" || escaped["m"][0].Metric["b"] != "" {
 		t.Errorf("escapes: %+v, %v", escaped, err)
 	}
 	for _, bad := range []string{`m{a="x} 1`, `m{a="x"} `, `m{a="x"} one`, `m{a} 1`, `m{a="x\`} {
-		if _, err := parseSeries(bad, "m"); err == nil {
+		if _, err := parseMetrics(bad + "\n"); err == nil {
 			t.Errorf("%q was accepted", bad)
+		}
+	}
+}
+
+func TestHasLabels(t *testing.T) {
+	m, err := parseMetrics(metricsText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	depth := m["workqueue_depth"][0]
+	for _, tc := range []struct {
+		labels map[string]string
+		want   bool
+	}{
+		{labels: nil, want: true},
+		{labels: map[string]string{"name": "bench.csi.example.com-pvc"}, want: true},
+		{labels: map[string]string{"name": "other-pvc"}, want: false},
+		// A label the sample does not carry reads as empty.
+		{labels: map[string]string{"driver_name": ""}, want: true},
+		{labels: map[string]string{"driver_name": "x"}, want: false},
+	} {
+		if got := hasLabels(depth, tc.labels); got != tc.want {
+			t.Errorf("hasLabels(%v) = %v, want %v", tc.labels, got, tc.want)
 		}
 	}
 }
 
 func TestCheckCounts(t *testing.T) {
 	want := expectedStates(10000)
-	samples, err := parseSeries(metricsText, claimsMetric)
+	m, err := parseMetrics(metricsText)
 	if err != nil {
 		t.Fatal(err)
 	}
+	samples := m[claimsMetric]
 	if err := checkCounts(samples, driverName, want); err != nil {
 		t.Errorf("the expected counts: %v", err)
 	}
 	short := slices.Clone(samples)
-	short[1].Value = 300
+	missing := *short[1]
+	missing.Value = 300
+	short[1] = &missing
 	if err := checkCounts(short, driverName, want); err == nil || !strings.Contains(err.Error(), "counts 966 claims in a state") {
 		t.Errorf("a missing claim: %v", err)
 	}
 	// The right sum in the wrong states is not what was put there.
-	swapped, _ := parseSeries(strings.Replace(strings.Replace(metricsText, `"node_pending"} 334`, `"node_pending"} 333`, 1),
-		`"node_infeasible"} 333`, `"node_infeasible"} 334`, 1), claimsMetric)
-	if err := checkCounts(swapped, driverName, want); err == nil {
+	swapped, _ := parseMetrics(strings.Replace(strings.Replace(metricsText, `"node_pending"} 334`, `"node_pending"} 333`, 1),
+		`"node_infeasible"} 333`, `"node_infeasible"} 334`, 1))
+	if err := checkCounts(swapped[claimsMetric], driverName, want); err == nil {
 		t.Error("counts in the wrong states were accepted")
 	}
 	if err := checkCounts(samples, "other.example.com", want); err == nil {

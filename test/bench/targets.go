@@ -63,6 +63,25 @@ func heldGets(t tally) (gets int, other []string) {
 	return gets, other
 }
 
+// writesTarget is the target of at most floor writes per change (what)
+// in run t, events excluded.
+func writesTarget(t *throughputResult, what string, floor float64) target {
+	w := t.perResize(classWrite)
+	return target{Goal: fmt.Sprintf("Writes per %s, events excluded, at %s: %.1f", what, t.Setting.Name, floor),
+		Measured: fmt.Sprintf("%.2f", w), Met: w <= floor+1e-9}
+}
+
+// heldGetsTarget is the target of no GET in run t of the objects the
+// informers hold (kinds names them), at where.
+func heldGetsTarget(t *throughputResult, kinds, where string) target {
+	gets, other := heldGets(t.Requests)
+	measured := fmt.Sprintf("%d GETs of %s; %d reads in all", gets, kinds, t.Requests.ByClass[classRead])
+	if len(other) > 0 {
+		measured += " (" + strings.Join(other, ", ") + ")"
+	}
+	return target{Goal: "No GET of objects the informers hold, " + where, Measured: measured, Met: gets == 0}
+}
+
 func scaled(n int) string {
 	if n == targetN {
 		return ""
@@ -76,17 +95,10 @@ func (r *results) targets() []target {
 		out = append(out, target{Goal: fmt.Sprintf(goal, args...), Measured: measured, Met: met})
 	}
 	for _, t := range r.Throughput {
-		w := t.perResize(classWrite)
-		add(w <= targetWrites+1e-9, fmt.Sprintf("%.2f", w), "Writes per controller-only resize, events excluded, at %s: %.1f", t.Setting.Name, targetWrites)
+		out = append(out, writesTarget(t, "controller-only resize", targetWrites))
 	}
 	for _, t := range r.Throughput {
-		gets, other := heldGets(t.Requests)
-		reads := t.Requests.ByClass[classRead]
-		m := fmt.Sprintf("%d GETs of PVCs, PVs, StorageClasses or pods; %d reads in all", gets, reads)
-		if len(other) > 0 {
-			m += " (" + strings.Join(other, ", ") + ")"
-		}
-		add(gets == 0, m, "No GET of objects the informers hold, at %s", t.Setting.Name)
+		out = append(out, heldGetsTarget(t, "PVCs, PVs, StorageClasses or pods", "at "+t.Setting.Name))
 	}
 	for _, t := range r.Throughput {
 		if t.Setting.Name != "default" {
@@ -143,16 +155,10 @@ func (r *results) modifyTargets() []target {
 		out = append(out, target{Goal: fmt.Sprintf(goal, args...), Measured: measured, Met: met})
 	}
 	for _, m := range r.Modify {
-		w := m.perResize(classWrite)
-		add(w <= modifyWrites+1e-9, fmt.Sprintf("%.2f", w), "Writes per modify, events excluded, at %s: %.1f", m.Setting.Name, modifyWrites)
+		out = append(out, writesTarget(&m.throughputResult, "modify", modifyWrites))
 	}
 	for _, m := range r.Modify {
-		gets, other := heldGets(m.Requests)
-		measured := fmt.Sprintf("%d GETs of PVCs, PVs, StorageClasses, VolumeAttributesClasses or pods; %d reads in all", gets, m.Requests.ByClass[classRead])
-		if len(other) > 0 {
-			measured += " (" + strings.Join(other, ", ") + ")"
-		}
-		add(gets == 0, measured, "No GET of objects the informers hold, modify at %s", m.Setting.Name)
+		out = append(out, heldGetsTarget(&m.throughputResult, "PVCs, PVs, StorageClasses, VolumeAttributesClasses or pods", "modify at "+m.Setting.Name))
 	}
 	for _, m := range r.Modify {
 		add(m.PVsAtTarget == m.N && m.DriverCalls == m.N && m.Volumes == m.N,

@@ -19,10 +19,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
-	"slices"
 	"time"
+
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -87,120 +87,26 @@ func (r throughputResult) perResize(c requestClass) float64 {
 // runThroughput grows cfg.n bound claims at once and measures the resizer
 // until every claim is finished and every event written.
 func runThroughput(ctx context.Context, cfg *config, s setting) (*throughputResult, error) {
-	say("== throughput: %d claims at %s", cfg.n, s)
-	r, err := newRig(ctx, cfg, "throughput-"+s.Name)
-	if err != nil {
-		return nil, err
-	}
-	defer r.close()
-	start := time.Now()
-	handles, err := r.driver.CreateVolumes(ctx, "vol", cfg.n, 1<<30, 8)
-	if err != nil {
-		return nil, err
-	}
-	say("  %d volumes created in the driver in %s", cfg.n, since(start))
-	if err := createPairs(ctx, r.admin, cfg.n, "1Gi", handles, cfg.creators); err != nil {
-		return nil, err
-	}
-	tail, err := r.auditTail()
-	if err != nil {
-		return nil, err
-	}
-	if err := r.startResizer(ctx, s, cfg.resizerArgs...); err != nil {
-		return nil, err
-	}
-	if err := r.waitIdle(ctx); err != nil {
-		return nil, err
-	}
-	w, err := watchClaims(ctx, r.admin, "2Gi")
-	if err != nil {
-		return nil, err
-	}
-	defer w.close()
-	res := &throughputResult{Setting: s, N: cfg.n}
-	if res.IdleCPU, err = idleCPU(ctx, r, idleWindow); err != nil {
-		return nil, err
-	}
-	before, err := r.usage()
-	if err != nil {
-		return nil, err
-	}
-	cpuBefore, err := takeCPUSnapshot()
-	if err != nil {
-		return nil, err
-	}
-	sent := make([]time.Time, cfg.n)
-	names := make([]string, cfg.n)
-	for i := range names {
-		names[i] = claimName(i)
-	}
-	start = time.Now()
-	err = framework.Parallel(ctx, cfg.n, cfg.creators, func(ctx context.Context, i int) error {
-		sent[i] = time.Now()
-		return framework.Grow(ctx, r.admin, benchNamespace, names[i], "2Gi")
-	}, nil)
-	if err != nil {
-		return nil, err
-	}
-	res.GrowSpan = since(start)
-	say("  %d grows sent in %s; waiting for the resizer", cfg.n, res.GrowSpan)
-	if err := waitWithProgress(ctx, cfg.timeout, w, names); err != nil {
-		return nil, fmt.Errorf("%w (resizer log: %s)", err, r.resizer.Log)
-	}
-	cpuAfter, err := takeCPUSnapshot()
-	if err != nil {
-		return nil, err
-	}
-	res.Foreign = foreignLoad(cpuBefore, cpuAfter, cfg.nproc)
-
-	first, last := slices.MinFunc(sent, time.Time.Compare), time.Time{}
-	lat := make([]time.Duration, cfg.n)
-	for i, name := range names {
-		at := w.finishedAt(name)
-		lat[i] = at.Sub(sent[i])
-		res.Finish = append(res.Finish, at.Sub(first))
-		if at.After(last) {
-			last = at
-		}
-	}
-	slices.Sort(res.Finish)
-	res.Wall, res.Latency, res.Errors = last.Sub(first), summarize(lat), w.errors()
-	say("  all %d finished in %s (%.2f resizes/s); waiting for the events", cfg.n, res.Wall.Round(time.Millisecond), res.rate())
-
-	lastEvent, err := drainEvents(ctx, tail, 2*cfg.n)
-	if err != nil {
-		return nil, err
-	}
-	res.EventLag = max(lastEvent.Sub(last), 0)
-	after, err := r.usage()
-	if err != nil {
-		return nil, err
-	}
-	res.Peak, res.CPU, res.CPUTotal = after.Peak, after.CPU-before.CPU, after.CPU
-	res.Switches = after.Switches - before.Switches
-	if err := res.countDriverCalls(r); err != nil {
-		return nil, err
-	}
-	if err := r.stopResizer(); err != nil {
-		return nil, err
-	}
-	if err := settle(ctx, tail); err != nil {
-		return nil, err
-	}
-	if err := res.countRequests(r, tail.requests, first, last); err != nil {
+	res := &throughputResult{}
+	if err := runBatch(ctx, cfg, s, resizeBatch(cfg, s), res); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// countDriverCalls reads the driver's call log.
-func (res *throughputResult) countDriverCalls(r *rig) error {
-	calls, err := r.driver.Calls()
-	if err != nil {
-		return err
+// resizeBatch grows cfg.n claims from 1Gi to 2Gi; the driver expands only.
+func resizeBatch(cfg *config, s setting) batch {
+	return batch{
+		mode: "throughput", header: fmt.Sprintf("throughput: %d claims at %s", cfg.n, s), n: cfg.n,
+		sent: "grows", done: "finished", unit: "resizes",
+		watch: func(ctx context.Context, c kubernetes.Interface) (*claimWatch, error) {
+			return watchClaims(ctx, c, "2Gi")
+		},
+		send: func(ctx context.Context, r *rig, claim string) error {
+			return framework.Grow(ctx, r.admin, benchNamespace, claim, "2Gi")
+		},
+		calls: func(_ context.Context, r *rig) ([]framework.Call, error) { return r.driver.Calls() },
 	}
-	res.tallyCalls(calls)
-	return nil
 }
 
 // tallyCalls counts the driver calls and the volumes they were for.
@@ -235,139 +141,4 @@ func (res *throughputResult) countRequests(r *rig, reqs []request, first, last t
 		}
 	}
 	return nil
-}
-
-// idleWindow is how long the resizer is watched idle before the grows.
-// CPU time is counted in 10ms ticks, so 10s resolve 1ms per second.
-const idleWindow = 10 * time.Second
-
-// idleCPU is the resizer's CPU time per second over window, doing nothing.
-func idleCPU(ctx context.Context, r *rig, window time.Duration) (time.Duration, error) {
-	before, err := r.usage()
-	if err != nil {
-		return 0, err
-	}
-	select {
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	case <-time.After(window):
-	}
-	after, err := r.usage()
-	if err != nil {
-		return 0, err
-	}
-	return (after.CPU - before.CPU) * time.Second / window, nil
-}
-
-// waitWithProgress waits for the claims, printing progress every 15s.
-func waitWithProgress(ctx context.Context, timeout time.Duration, w *claimWatch, names []string) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	go func() {
-		t := time.NewTicker(15 * time.Second)
-		defer t.Stop()
-		start := time.Now()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				say("  %d/%d finished (%s)", w.count(), len(names), since(start))
-			}
-		}
-	}()
-	return w.wait(ctx, names...)
-}
-
-// drainEvents waits until want event writes of the resizer are in the
-// audit log, or none came for 5s, and returns when the last was written.
-func drainEvents(ctx context.Context, tail *auditTail, want int) (time.Time, error) {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	var last time.Time
-	seen, quiet := 0, time.Now()
-	for {
-		if err := tail.poll(); err != nil {
-			return last, err
-		}
-		n := 0
-		for _, r := range tail.requests {
-			if classify(r.requestKey) == classEvent {
-				n++
-				if r.At.After(last) {
-					last = r.At
-				}
-			}
-		}
-		if n != seen {
-			seen, quiet = n, time.Now()
-		}
-		if n >= want || time.Since(quiet) > 5*time.Second {
-			return last, nil
-		}
-		select {
-		case <-ctx.Done():
-			return last, fmt.Errorf("wait for %d events (%d so far): %w", want, n, ctx.Err())
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-}
-
-// settle reads the audit log until nothing new came for a second: the
-// resizer's watches are logged when they close, after it stopped.
-func settle(ctx context.Context, tail *auditTail) error {
-	seen, quiet := -1, time.Now()
-	for time.Since(quiet) < time.Second {
-		if err := tail.poll(); err != nil {
-			return err
-		}
-		if len(tail.requests) != seen {
-			seen, quiet = len(tail.requests), time.Now()
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return nil
-}
-
-// throughputChart is the plot of finished resizes over time, one line per
-// setting with the most its API budget allows dashed beside it; a second
-// panel zooms on the fastest run, which the first squeezes to the left.
-func throughputChart(ts []*throughputResult) figure {
-	colors := []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd"}
-	full := chart{Title: "All runs", XLabel: "seconds since the first grow", YLabel: "claims finished"}
-	fastest := ts[0].Wall
-	for i, t := range ts {
-		color := colors[i%len(colors)]
-		s := series{Name: fmt.Sprintf("%s: %d in %.1f s", t.Setting, t.N, t.Wall.Seconds()), Color: color, Step: true,
-			X: []float64{0}, Y: []float64{0}}
-		for j, d := range t.Finish {
-			s.X, s.Y = append(s.X, d.Seconds()), append(s.Y, float64(j+1))
-		}
-		full.Series = append(full.Series, s, budgetLine(t, color))
-		fastest = min(fastest, t.Wall)
-	}
-	f := figure{Title: fmt.Sprintf("Claims finished over time, %d grown at once (controller-only driver)", ts[0].N), Charts: []chart{full}}
-	if len(ts) > 1 {
-		_, end := niceAxis(fastest.Seconds() * 1.1)
-		zoom := full
-		zoom.Title, zoom.XMax = fmt.Sprintf("The first %g s", end), end
-		f.Charts = append(f.Charts, zoom)
-	}
-	return f
-}
-
-// budgetLine is the most the token bucket allows: burst writes at once,
-// then QPS a second, 3 writes a resize.
-func budgetLine(t *throughputResult, color string) series {
-	q, b, n := float64(t.Setting.QPS), float64(t.Setting.Burst), float64(t.N)
-	s := series{Name: fmt.Sprintf("token bucket: (%d + %d/s × t) ÷ %.0f writes", t.Setting.Burst, t.Setting.QPS, targetWrites),
-		Color: color, Dash: true, X: []float64{0, 0}, Y: []float64{0, math.Min(b/targetWrites, n)}}
-	if end := (n*targetWrites - b) / q; end > 0 {
-		s.X, s.Y = append(s.X, end), append(s.Y, n)
-	}
-	return s
 }

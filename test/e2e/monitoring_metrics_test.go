@@ -34,6 +34,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
@@ -66,28 +67,31 @@ var (
 // does not serve them.
 var targetLabels = map[string]bool{"namespace": true, "container": true, "pod": true, "instance": true, "job": true, "service": true, "endpoint": true}
 
-func parseMetrics(text string) []sample {
-	var out []sample
-	for _, line := range strings.Split(text, "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		s := sample{labels: map[string]string{}}
-		rest := line
-		if i := strings.IndexAny(line, "{ "); i >= 0 && line[i] == '{' {
-			end := strings.LastIndex(line, "}")
-			s.name = line[:i]
-			for _, m := range labelPair.FindAllStringSubmatch(line[i+1:end], -1) {
-				s.labels[m[1]] = m[3]
-			}
-			rest = line[end+1:]
-		} else {
-			s.name, rest, _ = strings.Cut(line, " ")
-		}
-		s.value = strings.Fields(rest)[0]
-		out = append(out, s)
+// parseMetrics reads text with the Prometheus text parser, through
+// component-base's testutil: one sample a series, a histogram's under
+// name_bucket, name_sum and name_count. The text is checked first, since
+// testutil.ParseMetrics alone never returns on a text not of the format.
+func parseMetrics(text string) ([]sample, error) {
+	if _, err := testutil.TextToMetricFamilies(strings.NewReader(text)); err != nil {
+		return nil, err
 	}
-	return out
+	metrics := testutil.NewMetrics()
+	if err := testutil.ParseMetrics(text, &metrics); err != nil {
+		return nil, err
+	}
+	var out []sample
+	for name, series := range metrics {
+		for _, s := range series {
+			labels := map[string]string{}
+			for k, v := range s.Metric {
+				if k != testutil.MetricNameLabel {
+					labels[string(k)] = string(v)
+				}
+			}
+			out = append(out, sample{name: name, labels: labels, value: s.Value.String()})
+		}
+	}
+	return out, nil
 }
 
 // matcher is one label matcher of a selector.
@@ -275,7 +279,13 @@ func TestMonitoringMetricsServed(t *testing.T) {
 			return false, nil
 		}
 		leaderText, standbyText = l, s
-		served := append(parseMetrics(leaderText), parseMetrics(standbyText)...)
+		leaderSamples, err1 := parseMetrics(leaderText)
+		standbySamples, err2 := parseMetrics(standbyText)
+		if err1 != nil || err2 != nil {
+			missing = []string{fmt.Sprint("parse /metrics: ", err1, err2)}
+			return false, nil
+		}
+		served := append(leaderSamples, standbySamples...)
 		missing = nil
 		for _, n := range names {
 			if !slices.ContainsFunc(served, func(s sample) bool { return s.name == n }) {
@@ -296,7 +306,10 @@ func TestMonitoringMetricsServed(t *testing.T) {
 		t.Errorf("the resizer does not serve what the alerts and the dashboard use (its /metrics are in %s):\n  %s", e.dir, strings.Join(missing, "\n  "))
 	}
 
-	standby := parseMetrics(standbyText)
+	standby, err := parseMetrics(standbyText)
+	must(t, err)
+	leaderServed, err := parseMetrics(leaderText)
+	must(t, err)
 	for _, s := range standby {
 		if strings.HasPrefix(s.name, "csi_resizer_claim") {
 			t.Errorf("the standby serves %s %v: alerts would count its claims twice", s.name, s.labels)
@@ -304,7 +317,7 @@ func TestMonitoringMetricsServed(t *testing.T) {
 		}
 	}
 	leading := map[string]string{}
-	for port, samples := range map[string][]sample{"leader": parseMetrics(leaderText), "standby": standby} {
+	for port, samples := range map[string][]sample{"leader": leaderServed, "standby": standby} {
 		for _, s := range samples {
 			if s.name == "leader_election_master_status" {
 				leading[port] = s.value

@@ -1,0 +1,111 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
+)
+
+// nodeState is a state in which kubelet owns the volume: the resizer has
+// expanded it and leaves the claim alone, so it makes no write for it
+// (pkg/resize's kubeletOwns and nodeInfeasibleUnchanged).
+type nodeState struct {
+	Status v1.ClaimResourceStatus
+	// State is what csi_resizer_claims counts it as.
+	State unfinished.State
+	// Condition is the condition the claim carries in it: the resizer's
+	// FileSystemResizePending when it hands the volume over (kubelet
+	// keeps it while it grows the file system), kubelet's NodeResizeError
+	// when it finds the size infeasible (it replaces the others).
+	Condition v1.PersistentVolumeClaimConditionType
+}
+
+// nodeStates are the states the claims in a state take in turn.
+var nodeStates = []nodeState{
+	{v1.PersistentVolumeClaimNodeResizePending, unfinished.NodePending, v1.PersistentVolumeClaimFileSystemResizePending},
+	{v1.PersistentVolumeClaimNodeResizeInProgress, unfinished.NodeInProgress, v1.PersistentVolumeClaimFileSystemResizePending},
+	{v1.PersistentVolumeClaimNodeResizeInfeasible, unfinished.NodeInfeasible, v1.PersistentVolumeClaimNodeResizeError},
+}
+
+// stateOf returns the state the i-th claim is put in; false for the nine
+// claims in ten left as they were bound.
+func stateOf(i int) (nodeState, bool) {
+	if i%scrapeEvery != 0 {
+		return nodeState{}, false
+	}
+	return nodeStates[(i/scrapeEvery)%len(nodeStates)], true
+}
+
+// expectedStates counts the claims 0 to n-1 by the state they are put in.
+func expectedStates(n int) map[unfinished.State]int {
+	want := map[unfinished.State]int{}
+	for i := range n {
+		if st, ok := stateOf(i); ok {
+			want[st.State]++
+		}
+	}
+	return want
+}
+
+// setNodeState puts pvc, bound at scrapeGrown (request and PV), in st as
+// the resizer and kubelet leave it: the controller step done
+// (allocatedResources at the PV's size), the file system still at
+// scrapeSize (status.capacity), and st's condition since since.
+func setNodeState(pvc *v1.PersistentVolumeClaim, st nodeState, since time.Time) {
+	grown := pvc.Spec.Resources.Requests[v1.ResourceStorage]
+	pvc.Status.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse(scrapeSize)}
+	pvc.Status.AllocatedResources = v1.ResourceList{v1.ResourceStorage: grown}
+	pvc.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: st.Status}
+	pvc.Status.Conditions = []v1.PersistentVolumeClaimCondition{{
+		Type: st.Condition, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(since),
+		Message: fmt.Sprintf("bench: %s since %s", st.Status, since.UTC().Format(time.RFC3339)),
+	}}
+}
+
+// createScrapePairs creates the bound pairs first to n-1. A claim put in a
+// state is bound at scrapeGrown from the start (its request and its PV, so
+// no spec change has to wait for the PV), then one status update as admin
+// puts it in its state.
+func createScrapePairs(ctx context.Context, c kubernetes.Interface, first, n, goroutines int, since time.Time) error {
+	return framework.Parallel(ctx, n-first, goroutines, func(ctx context.Context, j int) error {
+		i := first + j
+		st, stated := stateOf(i)
+		size := scrapeSize
+		if stated {
+			size = scrapeGrown
+		}
+		pvc, err := framework.CreateBound(ctx, c, benchVolume(i, size, fmt.Sprintf("made-up-%d", i)))
+		if err != nil || !stated {
+			return err
+		}
+		setNodeState(pvc, st, since)
+		if _, err := c.CoreV1().PersistentVolumeClaims(benchNamespace).UpdateStatus(ctx, pvc, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("put claim %s in %s: %w", pvc.Name, st.Status, err)
+		}
+		return nil
+	}, progress("bound PVC+PV pairs", n-first))
+}
