@@ -49,9 +49,8 @@ var fuzzPhases = []v1.PersistentVolumeClaimPhase{v1.ClaimBound, v1.ClaimPending,
 
 // FuzzCheck builds claims and volumes from arbitrary field combinations and
 // checks Check against the rules of docs/design.md#ownership, written here
-// independently:
-// never a panic, Owned only when every rule holds, and a volume of another
-// driver never owned.
+// independently: never a panic, Owned only when every rule holds, and a
+// volume of another driver never owned.
 //
 // Run it for longer with:
 //
