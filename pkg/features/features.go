@@ -51,7 +51,8 @@ const (
 	// ReleaseLeaderElectionOnExit releases the leader election Lease on a
 	// graceful shutdown so that another replica takes over without waiting
 	// for the lease to expire. Upstream had it alpha and off; here it is beta
-	// and on, because graceful shutdown is part of our contract.
+	// and on, because graceful shutdown is part of our contract
+	// (docs/design.md#shutdown).
 	ReleaseLeaderElectionOnExit featuregate.Feature = "ReleaseLeaderElectionOnExit"
 )
 

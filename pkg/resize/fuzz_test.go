@@ -125,7 +125,7 @@ func FuzzDecide(f *testing.F) {
 }
 
 // checkDecision fails t when d breaks an invariant for s. The invariants are
-// written from the contract, not from the code.
+// written from the contract (docs/design.md), not from the code.
 func checkDecision(t *testing.T, s State, d Decision) {
 	t.Helper()
 	if d.Reason == "" {
