@@ -60,10 +60,14 @@ type Modifier interface {
 	Modify(ctx context.Context, pv *v1.PersistentVolume, parameters, secrets map[string]string) error
 }
 
-// Observer records the outcome of each expansion and modification attempt.
+// Observer records the outcome of each expansion and modification attempt,
+// and each write the API server did not take.
 type Observer interface {
 	ObserveResize(result string, d time.Duration)
 	ObserveModify(result string, d time.Duration)
+	// ObserveWriteFailure records a failed patch of resource, by the HTTP
+	// code of the answer ("error" when there was none).
+	ObserveWriteFailure(resource, code string)
 }
 
 // Config is what a Controller is built from.
@@ -82,7 +86,10 @@ type Config struct {
 	// parameters (--extra-modify-metadata).
 	ExtraModifyMetadata bool
 	// Client does the work: status and PV patches, Secret reads.
-	Client   kubernetes.Interface
+	Client kubernetes.Interface
+	// Identity is the user the API server knows Client as, for the log of a
+	// refused write; "" when unknown.
+	Identity string
 	Recorder record.EventRecorder
 	// Claims and Volumes must not have been started: New makes them keep
 	// slim projections (package slim).
@@ -186,6 +193,23 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	return nil
 }
 
+// repeatedFailures is how many failed syncs in a row of one claim make its
+// error worth an error log: one or two are the everyday noise of conflicts
+// and of drivers that time out; more say that something keeps the claim
+// from moving.
+const repeatedFailures = 3
+
+// retryLater requeues key with backoff after its sync failed with err,
+// logged as an error from the repeatedFailures-th failure in a row on.
+func (c *Controller) retryLater(logger klog.Logger, key string, err error) {
+	if n := c.queue.NumRequeues(key) + 1; n >= repeatedFailures {
+		logger.Error(err, "Claim keeps failing; retried with backoff", "failures", n)
+	} else {
+		logger.V(2).Info("Claim will be retried", "err", err)
+	}
+	c.queue.AddRateLimited(key)
+}
+
 // processNext handles one key. It is the single place where the outcome of
 // a sync becomes a requeue.
 func (c *Controller) processNext(ctx context.Context) bool {
@@ -201,8 +225,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	after, err := c.sync(klog.NewContext(ctx, logger), key)
 	switch {
 	case err != nil:
-		logger.V(2).Info("Claim will be retried", "err", err)
-		c.queue.AddRateLimited(key)
+		c.retryLater(logger, key, err)
 	case after > 0:
 		c.queue.Forget(key)
 		c.queue.AddAfter(key, after)

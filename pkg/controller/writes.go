@@ -18,7 +18,9 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -35,7 +37,10 @@ import (
 // is newer than the cache until the cache catches up.
 func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
 	out, err := statuspatch.PatchClaim(ctx, c.Client, old, updated)
-	if err == nil && out != old {
+	switch {
+	case err != nil:
+		c.writeError(ctx, "persistentvolumeclaims/status", err)
+	case out != old:
 		c.memory.wroteClaim(key, out)
 	}
 	return out, err
@@ -44,10 +49,36 @@ func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v
 // patchVolume writes a PV's new capacity and remembers the result.
 func (c *Controller) patchVolume(ctx context.Context, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
 	out, err := statuspatch.PatchVolume(ctx, c.Client, old, updated)
-	if err == nil && out != old {
+	switch {
+	case err != nil:
+		c.writeError(ctx, "persistentvolumes", err)
+	case out != old:
 		c.memory.wroteVolume(out)
 	}
 	return out, err
+}
+
+// writeError counts a failed patch of resource, and logs it as an error
+// when the API server refused it (401, 403): the resizer then cannot do its
+// job until its RBAC is fixed, and nothing else would say so loudly. A
+// conflict is not a failure: the object changed, and the claim is looked at
+// again.
+func (c *Controller) writeError(ctx context.Context, resource string, err error) {
+	if apierrors.IsConflict(err) {
+		return
+	}
+	code := "error"
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		code = strconv.Itoa(int(status.Status().Code))
+	}
+	if c.Observer != nil {
+		c.Observer.ObserveWriteFailure(resource, code)
+	}
+	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+		klog.FromContext(ctx).Error(err, "The API server refused a write: check the resizer's RBAC",
+			"verb", "patch", "resource", resource, "user", c.Identity)
+	}
 }
 
 // writeFailed reports a failed API write, made to do what, with a warning

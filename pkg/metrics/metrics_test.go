@@ -33,7 +33,7 @@ import (
 
 func TestDurations(t *testing.T) {
 	registry := k8smetrics.NewKubeRegistry()
-	r := NewDurations(registry, "test.csi.example.com")
+	r := NewOutcomes(registry, "test.csi.example.com")
 	r.ObserveResize("finished", 30*time.Millisecond)
 	r.ObserveResize("finished", 2*time.Second)
 	r.ObserveResize("infeasible", time.Second)
@@ -53,6 +53,23 @@ func TestDurations(t *testing.T) {
 `
 	err = testutil.GatherAndCompare(registry, strings.NewReader(wantModify+expected("modify", "uncertain", 1, 10, map[string]int{"10": 1})), "csi_resizer_modify_duration_seconds")
 	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWriteFailures(t *testing.T) {
+	registry := k8smetrics.NewKubeRegistry()
+	r := NewOutcomes(registry, "test.csi.example.com")
+	r.ObserveWriteFailure("persistentvolumeclaims/status", "403")
+	r.ObserveWriteFailure("persistentvolumeclaims/status", "403")
+	r.ObserveWriteFailure("persistentvolumes", "error")
+	want := `
+# HELP csi_resizer_api_write_failures_total [ALPHA] Writes of claims and PVs that the API server refused or did not answer, by resource and HTTP code (401 and 403: the resizer's RBAC; error: no answer). Conflicts are not counted: the object changed, and the claim is looked at again.
+# TYPE csi_resizer_api_write_failures_total counter
+csi_resizer_api_write_failures_total{code="403",driver_name="test.csi.example.com",resource="persistentvolumeclaims/status"} 2
+csi_resizer_api_write_failures_total{code="error",driver_name="test.csi.example.com",resource="persistentvolumes"} 1
+`
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), "csi_resizer_api_write_failures_total"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -17,9 +17,12 @@ limitations under the License.
 package sidecar
 
 import (
+	"context"
 	"fmt"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -27,7 +30,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
 
+	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -88,6 +93,18 @@ func newClients(config *rest.Config) (*clients, error) {
 func newRecorder(client kubernetes.Interface, driver string) (record.EventRecorder, func()) {
 	b := record.NewBroadcaster()
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	r := b.NewRecorder(scheme.Scheme, v1.EventSource{Component: "external-resizer " + driver})
+	r := b.NewRecorder(scheme.Scheme, v1.EventSource{Component: eventtext.Source(driver)})
 	return r, b.Shutdown
+}
+
+// userOf asks the API server who client is (SelfSubjectReview, which every
+// authenticated user may create), for the log of a refused write; "" when
+// it cannot say.
+func userOf(ctx context.Context, client kubernetes.Interface) string {
+	review, err := client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		klog.FromContext(ctx).V(2).Info("Cannot tell the resizer's user", "err", err)
+		return ""
+	}
+	return review.Status.UserInfo.Username
 }

@@ -136,6 +136,7 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *driv
 		AttributeClasses:    inf.attributeClasses,
 		ExtraModifyMetadata: o.ExtraModifyMetadata,
 		Client:              cs.work,
+		Identity:            userOf(ctx, cs.work),
 		Recorder:            recorder,
 		Claims:              inf.claims,
 		Volumes:             inf.volumes,
@@ -146,7 +147,7 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *driv
 		RetryMax:            o.RetryIntervalMax,
 		AnnotateFsResize:    o.Features.Enabled(features.AnnotateFsResize),
 		Recovery:            o.Features.Enabled(features.RecoverVolumeExpansionFailure),
-		Observer:            resizemetrics.NewDurations(mm.GetRegistry(), d.name),
+		Observer:            resizemetrics.NewOutcomes(mm.GetRegistry(), d.name),
 	}
 	if modifies {
 		cfg.Modifier = &modifier.CSI{Driver: d.client, Timeout: o.ModifyTimeout}
