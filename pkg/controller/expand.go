@@ -26,16 +26,18 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
+	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 )
 
-// Event reasons and messages: the upstream strings, which tools parse.
+// Event reasons of expansion: the upstream strings, which tools parse
+// (package eventtext, which explain reads them from too).
 const (
-	ReasonResizing                 = "Resizing"
-	ReasonResizeFailed             = "VolumeResizeFailed"
-	ReasonFileSystemResizeRequired = "FileSystemResizeRequired"
-	ReasonResizeSuccessful         = "VolumeResizeSuccessful"
+	ReasonResizing                 = eventtext.ReasonResizing
+	ReasonResizeFailed             = eventtext.ReasonResizeFailed
+	ReasonFileSystemResizeRequired = eventtext.ReasonFileSystemResizeRequired
+	ReasonResizeSuccessful         = eventtext.ReasonResizeSuccessful
 )
 
 // Results of an attempt, as the duration metrics label them; failed

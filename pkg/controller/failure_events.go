@@ -26,6 +26,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"github.com/csi-resizer/csi-resizer/pkg/csi"
+	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
@@ -77,9 +78,9 @@ func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv
 	case f.Class == attempt.Infeasible:
 		next = fmt.Sprintf("%s is retried every %s unless the request changes", t, c.RetryMax) + lowering(c.resizeStateOf(key, pvc, pv), target)
 	case resize.InUse(&f) && c.Pods != nil:
-		next = "the driver cannot expand the volume while a pod uses it: retried once the pods that use the claim are deleted"
+		next = eventtext.CannotExpandInUse + ": retried once the pods that use the claim are deleted"
 	case resize.InUse(&f):
-		next = "the driver cannot expand the volume while a pod uses it: retried with backoff"
+		next = eventtext.CannotExpandInUse + ": retried with backoff"
 	default:
 		next = "retried with backoff, at the request as it is then" + lowering(c.resizeStateOf(key, pvc, pv), target)
 	}
@@ -104,9 +105,9 @@ func lowering(s resize.State, target resource.Quantity) string {
 // inUseMessage is the event of an expansion held back while pods use the
 // claim: the driver expands offline only, or said the volume is in use.
 func (c *Controller) inUseMessage(key string, target resource.Quantity, pods []string) string {
-	why := "only supports offline expansion"
+	why := eventtext.OfflineOnly
 	if !c.OnlyOffline {
-		why = "answered FailedPrecondition (volume in use) to the last attempt"
+		why = eventtext.AnsweredInUse
 	}
 	return fmt.Sprintf("unable to expand %s to %s because CSI driver %s %s and volume is currently in-use by pod(s) %v; "+
 		"the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods", key, target.String(), c.Driver, why, pods)

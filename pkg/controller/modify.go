@@ -25,17 +25,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
+	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 )
 
 // Event reasons of volume modification: the upstream strings, "Canceled"
-// spelled as upstream spells it.
+// spelled as upstream spells it (package eventtext).
 const (
-	ReasonModify           = "VolumeModify"
-	ReasonModifySuccessful = "VolumeModifySuccessful"
-	ReasonModifyFailed     = "VolumeModifyFailed"
-	ReasonModifyCanceled   = "VolumeModifyCanceled"
+	ReasonModify           = eventtext.ReasonModify
+	ReasonModifySuccessful = eventtext.ReasonModifySuccessful
+	ReasonModifyFailed     = eventtext.ReasonModifyFailed
+	ReasonModifyCanceled   = eventtext.ReasonModifyCanceled
 )
 
 // modifyCalls is modification, as the attempt sees it. Its driver call returns
