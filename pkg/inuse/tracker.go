@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -109,6 +110,24 @@ func releaseHandler(release func(namespace, claim string)) cache.ResourceEventHa
 // unmounted it. A pod no node has taken has mounted nothing.
 func MayMount(pod *Pod) bool {
 	return pod.Scheduled
+}
+
+// UsersOf returns the names of the pods in pods that use namespace/claim
+// and may have it mounted, as a Tracker's UsedBy answers from its informer:
+// the same rule, for a reader that lists pods once instead of watching
+// them (`kubectl csi-resizer explain`). The names are sorted; nil when
+// there are none.
+func UsersOf(pods []v1.Pod, namespace, claim string) []string {
+	key := claimKey(namespace, claim)
+	var names []string
+	for i := range pods {
+		pod := project(&pods[i])
+		if keys, _ := indexClaims(pod); slices.Contains(keys, key) {
+			names = append(names, pod.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 func indexClaims(obj any) ([]string, error) {

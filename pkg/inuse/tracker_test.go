@@ -158,6 +158,8 @@ func (f *fixture) delete(t *testing.T, name string) {
 	}
 }
 
+// TestUsedBy checks which pods hold a claim, as a Tracker answers from its
+// informer and as UsersOf answers from a list.
 func TestUsedBy(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -200,6 +202,13 @@ func TestUsedBy(t *testing.T) {
 			f := start(t, fake.NewClientset(objs...), nil)
 			if got := f.tracker.UsedBy("ns", tc.claim); !slices.Equal(got, tc.want) {
 				t.Errorf("UsedBy(ns, %s) = %v, want %v", tc.claim, got, tc.want)
+			}
+			list := make([]v1.Pod, len(tc.pods))
+			for i, p := range tc.pods {
+				list[i] = *p
+			}
+			if got := UsersOf(list, "ns", tc.claim); !slices.Equal(got, tc.want) {
+				t.Errorf("UsersOf(pods, ns, %s) = %v, want %v", tc.claim, got, tc.want)
 			}
 		})
 	}

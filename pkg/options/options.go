@@ -41,6 +41,26 @@ import (
 // ProgramName is the name used in the usage text.
 const ProgramName = "csi-resizer"
 
+// Names of flags that `kubectl csi-resizer explain` reads off a resizer's
+// container (with the flags only the resizer takes, it tells the resizer
+// from the other CSI sidecars of a pod).
+const (
+	FlagCSIAddress             = "csi-address"
+	FlagRetryIntervalStart     = "retry-interval-start"
+	FlagRetryIntervalMax       = "retry-interval-max"
+	FlagFeatureGates           = "feature-gates"
+	FlagHandleVolumeInUseError = "handle-volume-inuse-error"
+	FlagResizeTimeout          = "resize-timeout"
+	FlagModifyTimeout          = "modify-timeout"
+	FlagExtraModifyMetadata    = "extra-modify-metadata"
+)
+
+// Defaults of --retry-interval-start and --retry-interval-max.
+const (
+	DefaultRetryIntervalStart = time.Second
+	DefaultRetryIntervalMax   = 5 * time.Minute
+)
+
 // Options holds the parsed command line.
 type Options struct {
 	// CSIAddress is the driver endpoint; an absolute path is a unix socket.
@@ -207,18 +227,18 @@ func newFlagSet(o *Options, featureGates *map[string]bool, knownFeatures []strin
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 
-	fs.StringVar(&o.CSIAddress, "csi-address", "/run/csi/socket", "Address of the CSI driver socket.")
+	fs.StringVar(&o.CSIAddress, FlagCSIAddress, "/run/csi/socket", "Address of the CSI driver socket.")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Absolute path to the kubeconfig file. Required only when running out of cluster.")
 	fs.StringVar(&o.Master, "master", "", "Master URL to build a client config from. Either this or kubeconfig needs to be set if the resizer is being run out of cluster.")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "Timeout for waiting for the CSI driver socket and for the calls that identify the driver. If set explicitly, it also overrides --resize-timeout and --modify-timeout.")
-	fs.DurationVar(&o.ResizeTimeout, "resize-timeout", 10*time.Second, "Timeout for waiting for the CSI driver to expand a volume (ControllerExpandVolume). Overridden by --timeout when that is set explicitly.")
-	fs.DurationVar(&o.ModifyTimeout, "modify-timeout", 10*time.Second, "Timeout for waiting for the CSI driver to modify a volume (ControllerModifyVolume). Overridden by --timeout when that is set explicitly.")
+	fs.DurationVar(&o.ResizeTimeout, FlagResizeTimeout, 10*time.Second, "Timeout for waiting for the CSI driver to expand a volume (ControllerExpandVolume). Overridden by --timeout when that is set explicitly.")
+	fs.DurationVar(&o.ModifyTimeout, FlagModifyTimeout, 10*time.Second, "Timeout for waiting for the CSI driver to modify a volume (ControllerModifyVolume). Overridden by --timeout when that is set explicitly.")
 	fs.IntVar(&o.Workers, "workers", 10, "Concurrency to process multiple resize requests.")
 	fs.DurationVar(&o.ResyncPeriod, "resync-period", 10*time.Minute, "Resync period for cache.")
-	fs.DurationVar(&o.RetryIntervalStart, "retry-interval-start", time.Second, "Initial retry interval of failed volume resize. It exponentially increases with each failure, up to retry-interval-max.")
-	fs.DurationVar(&o.RetryIntervalMax, "retry-interval-max", 5*time.Minute, "Maximum retry interval of failed volume resize.")
-	fs.BoolVar(&o.HandleVolumeInUseError, "handle-volume-inuse-error", true, "Flag to turn on/off capability to handle volume in use error in resizer controller.")
-	fs.Var(cliflag.NewMapStringBool(featureGates), "feature-gates",
+	fs.DurationVar(&o.RetryIntervalStart, FlagRetryIntervalStart, DefaultRetryIntervalStart, "Initial retry interval of failed volume resize. It exponentially increases with each failure, up to retry-interval-max.")
+	fs.DurationVar(&o.RetryIntervalMax, FlagRetryIntervalMax, DefaultRetryIntervalMax, "Maximum retry interval of failed volume resize.")
+	fs.BoolVar(&o.HandleVolumeInUseError, FlagHandleVolumeInUseError, true, "Flag to turn on/off capability to handle volume in use error in resizer controller.")
+	fs.Var(cliflag.NewMapStringBool(featureGates), FlagFeatureGates,
 		"A set of `key=value` pairs that describe feature gates for alpha/experimental features for csi external resizer. Options are:\n"+
 			strings.Join(knownFeatures, "\n"))
 
@@ -237,7 +257,7 @@ func newFlagSet(o *Options, featureGates *map[string]bool, knownFeatures []strin
 	fs.StringVar(&o.MetricsPath, "metrics-path", "/metrics", "The HTTP `path` where prometheus metrics will be exposed.")
 
 	fs.BoolVar(&o.Automaxprocs, "automaxprocs", false, "automatically set GOMAXPROCS to match Linux container CPU quota")
-	fs.BoolVar(&o.ExtraModifyMetadata, "extra-modify-metadata", false, "If set, add pv/pvc metadata to plugin modify requests as parameters: csi.storage.k8s.io/pvc/name, csi.storage.k8s.io/pvc/namespace and csi.storage.k8s.io/pv/name.")
+	fs.BoolVar(&o.ExtraModifyMetadata, FlagExtraModifyMetadata, false, "If set, add pv/pvc metadata to plugin modify requests as parameters: csi.storage.k8s.io/pvc/name, csi.storage.k8s.io/pvc/namespace and csi.storage.k8s.io/pv/name.")
 	fs.BoolVar(&o.ShowVersion, "version", false, "Show version.")
 
 	// --v, --vmodule, --logging-format, --log-flush-frequency and the

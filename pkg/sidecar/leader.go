@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -42,13 +41,6 @@ const healthPath = "/healthz/leader-election"
 // errLeaseLost makes the process exit when it stops leading without being
 // told to: another replica may be working already.
 var errLeaseLost = errors.New("lost the leader election lease")
-
-var unsafeLeaseChars = regexp.MustCompile(`[^a-zA-Z0-9-]`)
-
-// LeaseName is the upstream Lease name for a driver.
-func LeaseName(driver string) string {
-	return "external-resizer-" + unsafeLeaseChars.ReplaceAllString(driver, "-")
-}
 
 // runLeading runs run while holding the Lease. On ctx's end it first lets
 // run drain, then releases the Lease (when release is set), so the next
@@ -162,7 +154,7 @@ func newLock(o *options.Options, client kubernetes.Interface, driver string) (re
 	if err != nil {
 		return nil, err
 	}
-	lock, err := resourcelock.NewWithLabels(resourcelock.LeasesResourceLock, leaseNamespace(o), LeaseName(driver),
+	lock, err := resourcelock.NewWithLabels(resourcelock.LeasesResourceLock, leaseNamespace(o), options.LeaseName(driver),
 		client.CoreV1(), client.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id}, o.LeaderElectionLabels)
 	if err != nil {
 		return nil, fmt.Errorf("leader election lock: %w", err)
@@ -170,8 +162,8 @@ func newLock(o *options.Options, client kubernetes.Interface, driver string) (re
 	return lock, nil
 }
 
-// identity is the host name (the pod name in a cluster) and a random part,
-// so two replicas on one host never share it.
+// identity is this replica's options.Identity: the host name (the pod name
+// in a cluster) and a random part.
 func identity() (string, error) {
 	host, err := os.Hostname()
 	if err != nil {
@@ -179,7 +171,7 @@ func identity() (string, error) {
 	}
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	return host + "_" + hex.EncodeToString(b), nil
+	return options.Identity(host, hex.EncodeToString(b)), nil
 }
 
 // leaseNamespace is the flag's value, else the pod's namespace, else

@@ -55,7 +55,7 @@ func leaderFlags(extra ...string) []string {
 }
 
 func getLease(client *fake.Clientset) (*coordinationv1.Lease, error) {
-	return client.CoordinationV1().Leases(leaseNS).Get(context.Background(), LeaseName(testDriver), metav1.GetOptions{})
+	return client.CoordinationV1().Leases(leaseNS).Get(context.Background(), options.LeaseName(testDriver), metav1.GetOptions{})
 }
 
 // holder returns the Lease's holder, "" when it has none.
@@ -82,27 +82,6 @@ func waitLeader(t *testing.T, client *fake.Clientset) *coordinationv1.Lease {
 		return holder(l) != "", nil
 	})
 	return lease
-}
-
-func TestLeaseName(t *testing.T) {
-	tests := []struct {
-		name   string
-		driver string
-		want   string
-	}{
-		{name: "dots and slash", driver: "csi.example.com/x", want: "external-resizer-csi-example-com-x"},
-		{name: "dots", driver: "ebs.csi.aws.com", want: "external-resizer-ebs-csi-aws-com"},
-		{name: "underscores", driver: "my_driver_v2", want: "external-resizer-my-driver-v2"},
-		{name: "already safe", driver: "hostpath-Driver-1", want: "external-resizer-hostpath-Driver-1"},
-		{name: "other characters", driver: "a:b@c~d", want: "external-resizer-a-b-c-d"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := LeaseName(tc.driver); got != tc.want {
-				t.Errorf("LeaseName(%q) = %q, want %q", tc.driver, got, tc.want)
-			}
-		})
-	}
 }
 
 func TestLeaseNamespace(t *testing.T) {
@@ -319,7 +298,7 @@ func heldLease() *coordinationv1.Lease {
 	other, seconds := "other-replica", int32(3600)
 	now := metav1.NewMicroTime(time.Now())
 	return &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: LeaseName(testDriver), Namespace: leaseNS},
+		ObjectMeta: metav1.ObjectMeta{Name: options.LeaseName(testDriver), Namespace: leaseNS},
 		Spec: coordinationv1.LeaseSpec{
 			HolderIdentity: &other, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now,
 		},

@@ -31,7 +31,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
-	"github.com/csi-resizer/csi-resizer/pkg/explain"
+	"github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -127,7 +127,7 @@ func start(ctx context.Context) (_ *demo, err error) {
 // waitLeader waits until the resizer holds its Lease, the one `kubectl
 // csi-resizer explain` looks for.
 func (d *demo) waitLeader(ctx context.Context) error {
-	name := explain.LeaseName(driver)
+	name := options.LeaseName(driver)
 	var holder string
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		if d.resizer.Exited() {

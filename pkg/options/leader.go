@@ -1,0 +1,52 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package options
+
+import (
+	"regexp"
+	"strings"
+)
+
+// What a resizer's leader election shows in the API, for the resizer that
+// takes part in it and for `kubectl csi-resizer explain`, which finds the
+// Lease and its holder's pod by them.
+
+var unsafeLeaseChars = regexp.MustCompile(`[^a-zA-Z0-9-]`)
+
+// LeaseName is the name of the leader election Lease of driver's resizer:
+// upstream's, "external-resizer-" and the driver name with every character
+// but letters, digits and "-" replaced by "-".
+func LeaseName(driver string) string {
+	return "external-resizer-" + unsafeLeaseChars.ReplaceAllString(driver, "-")
+}
+
+// Identity is a replica's identity in the Lease: its host name (the pod
+// name in a cluster), "_" and random, so that two replicas on one host
+// never share it.
+func Identity(host, random string) string {
+	return host + "_" + random
+}
+
+// HostOf is the host name (the pod name) in an Identity; "" when id is not
+// one.
+func HostOf(id string) string {
+	i := strings.LastIndex(id, "_")
+	if i <= 0 {
+		return ""
+	}
+	return id[:i]
+}

@@ -1,0 +1,54 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package options
+
+import "testing"
+
+func TestLeaseName(t *testing.T) {
+	tests := []struct {
+		name   string
+		driver string
+		want   string
+	}{
+		{name: "dots and slash", driver: "csi.example.com/x", want: "external-resizer-csi-example-com-x"},
+		{name: "dots", driver: "ebs.csi.aws.com", want: "external-resizer-ebs-csi-aws-com"},
+		{name: "underscores", driver: "my_driver_v2", want: "external-resizer-my-driver-v2"},
+		{name: "already safe", driver: "hostpath-Driver-1", want: "external-resizer-hostpath-Driver-1"},
+		{name: "other characters", driver: "a:b@c~d", want: "external-resizer-a-b-c-d"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := LeaseName(tc.driver); got != tc.want {
+				t.Errorf("LeaseName(%q) = %q, want %q", tc.driver, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestHostOfIdentity(t *testing.T) {
+	for _, tc := range []struct{ id, host string }{
+		{id: Identity("csi-ebs-controller-0", "1a2b3c4d"), host: "csi-ebs-controller-0"},
+		{id: Identity("node_with_underscores", "1a2b3c4d"), host: "node_with_underscores"},
+		{id: "no-random-part"},
+		{id: "_1a2b3c4d"},
+		{id: ""},
+	} {
+		if got := HostOf(tc.id); got != tc.host {
+			t.Errorf("HostOf(%q) = %q, want %q", tc.id, got, tc.host)
+		}
+	}
+}
