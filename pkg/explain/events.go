@@ -23,28 +23,15 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 )
 
-// Event reasons of the resizer: the upstream strings, as pkg/controller
-// emits them (a test pins them to its constants).
-const (
-	reasonResizing           = "Resizing"
-	reasonResizeFailed       = "VolumeResizeFailed"
-	reasonFileSystemRequired = "FileSystemResizeRequired"
-	reasonResizeSuccessful   = "VolumeResizeSuccessful"
-	reasonModify             = "VolumeModify"
-	reasonModifySuccessful   = "VolumeModifySuccessful"
-	reasonModifyFailed       = "VolumeModifyFailed"
-	reasonModifyCanceled     = "VolumeModifyCanceled"
-)
-
+// The reasons of the resizer's events about each operation.
 var (
-	resizeReasons = []string{reasonResizing, reasonResizeFailed, reasonFileSystemRequired, reasonResizeSuccessful}
-	modifyReasons = []string{reasonModify, reasonModifySuccessful, reasonModifyFailed, reasonModifyCanceled}
+	resizeReasons = []string{eventtext.ReasonResizing, eventtext.ReasonResizeFailed, eventtext.ReasonFileSystemResizeRequired, eventtext.ReasonResizeSuccessful}
+	modifyReasons = []string{eventtext.ReasonModify, eventtext.ReasonModifySuccessful, eventtext.ReasonModifyFailed, eventtext.ReasonModifyCanceled}
 )
-
-// SourceOf is the event source component of driver's resizer.
-func SourceOf(driver string) string { return "external-resizer " + driver }
 
 // ofClaim keeps the events of pvc itself (not of an earlier claim of the
 // same name), oldest first.
@@ -97,7 +84,7 @@ func compareEvents(a, b v1.Event) int {
 // newestOf returns the newest event of driver's resizer with one of
 // reasons; nil when there is none.
 func newestOf(events []v1.Event, driver string, reasons []string) *v1.Event {
-	source := SourceOf(driver)
+	source := eventtext.Source(driver)
 	for i := len(events) - 1; i >= 0; i-- {
 		e := &events[i]
 		if e.Source.Component == source && slices.Contains(reasons, e.Reason) {
@@ -109,22 +96,22 @@ func newestOf(events []v1.Event, driver string, reasons []string) *v1.Event {
 
 // heldBackInUse reports whether e is the resizer's event of an expansion
 // held back because pods use the volume and the driver expands offline
-// only: ours and upstream's say "only supports offline expansion". The
-// metrics count such a claim as waiting_in_use, and so does explain; a
-// driver that expands online but answered FailedPrecondition leaves the
-// claim in controller_error for both (see inUseRefused).
+// only: ours and upstream's say eventtext.OfflineOnly. The metrics count
+// such a claim as waiting_in_use, and so does explain; a driver that
+// expands online but answered FailedPrecondition leaves the claim in
+// controller_error for both (see inUseRefused).
 func heldBackInUse(e *v1.Event) bool {
-	return e != nil && e.Reason == reasonResizeFailed && strings.Contains(strings.ToLower(e.Message), "only supports offline expansion")
+	return e != nil && e.Reason == eventtext.ReasonResizeFailed && strings.Contains(strings.ToLower(e.Message), strings.ToLower(eventtext.OfflineOnly))
 }
 
 // inUseRefused reports whether e is the resizer's event of a driver that
 // refused to expand a volume in use (FailedPrecondition), or of the
 // expansion held back after that answer.
 func inUseRefused(e *v1.Event) bool {
-	if e == nil || e.Reason != reasonResizeFailed {
+	if e == nil || e.Reason != eventtext.ReasonResizeFailed {
 		return false
 	}
-	return strings.Contains(e.Message, "while a pod uses it") || strings.Contains(e.Message, "answered FailedPrecondition")
+	return strings.Contains(e.Message, eventtext.CannotExpandInUse) || strings.Contains(e.Message, eventtext.AnsweredInUse)
 }
 
 // eventsOf projects the newest max events, oldest first.

@@ -23,34 +23,18 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/controller"
+	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 )
-
-// TestReasonsAreTheControllers pins the event reasons explain reads to
-// those the controller emits.
-func TestReasonsAreTheControllers(t *testing.T) {
-	for ours, theirs := range map[string]string{
-		reasonResizing: controller.ReasonResizing, reasonResizeFailed: controller.ReasonResizeFailed,
-		reasonFileSystemRequired: controller.ReasonFileSystemResizeRequired, reasonResizeSuccessful: controller.ReasonResizeSuccessful,
-		reasonModify:           controller.ReasonModify,
-		reasonModifySuccessful: controller.ReasonModifySuccessful, reasonModifyFailed: controller.ReasonModifyFailed,
-		reasonModifyCanceled: controller.ReasonModifyCanceled,
-	} {
-		if ours != theirs {
-			t.Errorf("explain reads reason %q, the controller emits %q", ours, theirs)
-		}
-	}
-}
 
 func TestEventsOfTheClaimInOrder(t *testing.T) {
 	at := now.Add(-time.Minute)
-	failed := event(reasonResizeFailed, "uncertain", at)
-	resizing := event(reasonResizing, "resizing", at) // same second, written later
-	older := event(reasonResizing, "older", at.Add(-time.Minute))
-	earlierClaim := event(reasonResizeFailed, "of an earlier claim of the same name", at)
+	failed := event(eventtext.ReasonResizeFailed, "uncertain", at)
+	resizing := event(eventtext.ReasonResizing, "resizing", at) // same second, written later
+	older := event(eventtext.ReasonResizing, "older", at.Add(-time.Minute))
+	earlierClaim := event(eventtext.ReasonResizeFailed, "of an earlier claim of the same name", at)
 	earlierClaim.InvolvedObject.UID = "uid-old"
-	otherSource := event(reasonResizing, "of another resizer", at.Add(time.Second))
-	otherSource.Source.Component = SourceOf("other.csi.example.com")
+	otherSource := event(eventtext.ReasonResizing, "of another resizer", at.Add(time.Second))
+	otherSource.Source.Component = eventtext.Source("other.csi.example.com")
 	events := ofClaim([]v1.Event{*resizing, *failed, *earlierClaim, *otherSource, *older}, claim("1Gi", "1Gi"))
 	var messages []string
 	for _, e := range events {
@@ -78,7 +62,7 @@ func TestHeldBackInUse(t *testing.T) {
 		{message: "unable to expand apps/data to 2Gi because CSI driver d answered FailedPrecondition (volume in use) to the last attempt and volume is currently in-use by pod(s) [app]", inUse: true},
 		{message: `expand volume "pv-data" to 2Gi: rpc error: code = Internal desc = no`},
 	} {
-		e := event(reasonResizeFailed, tc.message, now)
+		e := event(eventtext.ReasonResizeFailed, tc.message, now)
 		if got := heldBackInUse(e); got != tc.offline {
 			t.Errorf("heldBackInUse(%q) = %v, want %v", tc.message, got, tc.offline)
 		}
@@ -86,7 +70,7 @@ func TestHeldBackInUse(t *testing.T) {
 			t.Errorf("inUseRefused(%q) = %v, want %v", tc.message, got, tc.inUse)
 		}
 	}
-	if heldBackInUse(event(reasonResizing, "only supports offline expansion", now)) || heldBackInUse(nil) || inUseRefused(nil) {
+	if heldBackInUse(event(eventtext.ReasonResizing, "only supports offline expansion", now)) || heldBackInUse(nil) || inUseRefused(nil) {
 		t.Error("an event that is no failure holds nothing back")
 	}
 }

@@ -24,6 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
@@ -145,11 +146,11 @@ func (x expansion) inProgress() step {
 	}
 	newest := newestOf(x.o.Events, x.driver, resizeReasons)
 	switch {
-	case newest != nil && newest.Reason == reasonResizing:
+	case newest != nil && newest.Reason == eventtext.ReasonResizing:
 		s.by = ByDriver
 		s.next = fmt.Sprintf("The driver is expanding the volume to %s: the resizer called it %s (event %s) and records its answer.",
-			target, ago(lastSeen(newest), x.now), reasonResizing)
-	case newest != nil && newest.Reason == reasonResizeFailed:
+			target, ago(lastSeen(newest), x.now), eventtext.ReasonResizing)
+	case newest != nil && newest.Reason == eventtext.ReasonResizeFailed:
 		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
 		s.by = ByResizer
 		s.next = x.retryWithBackoff(fmt.Sprintf("for %s, which is finished before any other size, whatever the request says meanwhile", target))

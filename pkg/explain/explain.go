@@ -27,7 +27,6 @@ package explain
 
 import (
 	"fmt"
-	"slices"
 	"time"
 	"unicode"
 
@@ -73,33 +72,15 @@ type facts struct {
 	resizer  *Resizer
 	settings Settings
 	now      time.Time
-	// users are the pods that may have the claim mounted.
+	// users are the pods that may have the claim mounted, as the resizer's
+	// pod tracker counts them.
 	users []string
 }
 
 func newFacts(o *Objects, driver string, now time.Time) *facts {
 	r := resizerOf(o, driver, now)
 	return &facts{o: o, pvc: o.Claim, pv: o.Volume, driver: driver, resizer: r, settings: r.Settings, now: now,
-		users: usersOf(o.Pods, o.Claim.Namespace, o.Claim.Name)}
-}
-
-// usersOf are the names of the pods that use the claim namespace/name and
-// may have it mounted, as the resizer's pod tracker counts them (package
-// inuse; a test pins the two together).
-func usersOf(pods []v1.Pod, namespace, name string) []string {
-	var names []string
-	for i := range pods {
-		obj, _ := inuse.Transform(&pods[i])
-		p, ok := obj.(*inuse.Pod)
-		if !ok || p.Namespace != namespace || !inuse.MayMount(p) {
-			continue
-		}
-		if slices.Contains(p.Claims, name) {
-			names = append(names, p.Name)
-		}
-	}
-	slices.Sort(names)
-	return names
+		users: inuse.UsersOf(o.Pods, o.Claim.Namespace, o.Claim.Name)}
 }
 
 // settle fills op from a step and the unfinished entry, and hands a step of
@@ -139,7 +120,7 @@ func (f *facts) unknowns(ops []Operation) []string {
 		"which the API does not show (a restarted resizer remembers none and tries at once)."}
 	if f.settings.From == defaultSettings().From {
 		out = append(out, fmt.Sprintf("The resizer's flags: explain could not read the pod that holds the Lease, so it assumes the defaults "+
-			"(--retry-interval-start=%s, --retry-interval-max=%s, RecoverVolumeExpansionFailure on).", f.settings.retryStart(), f.settings.retryMax()))
+			"(--retry-interval-start=%s, --retry-interval-max=%s, RecoverVolumeExpansionFailure %s).", f.settings.retryStart(), f.settings.retryMax(), onOff(f.settings.Recovery)))
 	}
 	if f.resizer.Status == ResizerNotRunning && len(f.o.Leases) == 0 {
 		out = append(out, "A resizer started without --leader-election holds no Lease: explain cannot see it, and takes it for not running.")

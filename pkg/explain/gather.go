@@ -20,12 +20,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/utils/ptr"
+
+	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 // Request is what to explain.
@@ -204,7 +205,7 @@ func (o *Objects) readPods(ctx context.Context, r Reader) {
 // readLease reads the Lease of driver's resizer, then the pod that holds
 // it, whose flags are the resizer's settings.
 func (o *Objects) readLease(ctx context.Context, r Reader, driver string) {
-	name, ns := LeaseName(driver), o.Request.ResizerNamespace
+	name, ns := resizeroptions.LeaseName(driver), o.Request.ResizerNamespace
 	leases, err := r.Leases(ctx, ns, name)
 	verb := verbGet
 	if ns == "" {
@@ -232,21 +233,11 @@ func (o *Objects) readLease(ctx context.Context, r Reader, driver string) {
 // readLeaderPod reads the pod of the Lease's holder, quietly: the resizer's
 // settings are then taken as the defaults, which the explanation says.
 func (o *Objects) readLeaderPod(ctx context.Context, r Reader, lease *coordinationv1.Lease) {
-	name := podOfHolder(ptr.Deref(lease.Spec.HolderIdentity, ""))
+	name := resizeroptions.HostOf(ptr.Deref(lease.Spec.HolderIdentity, ""))
 	if name == "" {
 		return
 	}
 	if pod, err := r.Pod(ctx, lease.Namespace, name); err == nil {
 		o.LeaderPod = pod
 	}
-}
-
-// podOfHolder is the pod name in a holder identity "<pod>_<random>", as
-// the resizer forms it from its host name.
-func podOfHolder(holder string) string {
-	i := strings.LastIndex(holder, "_")
-	if i <= 0 {
-		return ""
-	}
-	return holder[:i]
 }

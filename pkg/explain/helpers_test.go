@@ -31,6 +31,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
+
+	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 const (
@@ -175,7 +178,7 @@ func event(reason, message string, at time.Time) *v1.Event {
 		ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("data.%d", eventCount), Namespace: ns, ResourceVersion: fmt.Sprint(eventCount)},
 		InvolvedObject: v1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: ns, Name: "data", UID: "uid-data"},
 		Reason:         reason, Message: message, Type: typ, Count: 1,
-		Source:        v1.EventSource{Component: SourceOf(driver)},
+		Source:        v1.EventSource{Component: eventtext.Source(driver)},
 		LastTimestamp: metav1.NewTime(at), FirstTimestamp: metav1.NewTime(at),
 	}
 }
@@ -194,7 +197,7 @@ func runningPod(name string) *v1.Pod {
 // by pod "csi-ebs-controller-0", renewed at renewed for 15s.
 func lease(renewed time.Time) *coordinationv1.Lease {
 	return &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: LeaseName(driver), Namespace: "kube-system"},
+		ObjectMeta: metav1.ObjectMeta{Name: resizeroptions.LeaseName(driver), Namespace: "kube-system"},
 		Spec: coordinationv1.LeaseSpec{
 			HolderIdentity:       ptr.To("csi-ebs-controller-0_1a2b3c4d"),
 			LeaseDurationSeconds: ptr.To[int32](15),

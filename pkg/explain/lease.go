@@ -18,20 +18,13 @@ package explain
 
 import (
 	"fmt"
-	"regexp"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/utils/ptr"
+
+	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
-
-var unsafeLeaseChars = regexp.MustCompile(`[^a-zA-Z0-9-]`)
-
-// LeaseName is the name of the leader election Lease of driver's resizer:
-// upstream's, as pkg/sidecar names it (a test pins the two together).
-func LeaseName(driver string) string {
-	return "external-resizer-" + unsafeLeaseChars.ReplaceAllString(driver, "-")
-}
 
 // ofName keeps the Leases called name: a fake client, unlike the API
 // server, ignores the field selector that asks for them.
@@ -77,7 +70,7 @@ func fresh(l *coordinationv1.Lease, now time.Time) bool {
 
 // resizerOf says what the Leases read tell of driver's resizer.
 func resizerOf(o *Objects, driver string, now time.Time) *Resizer {
-	r := &Resizer{Lease: LeaseName(driver), Namespace: o.Request.ResizerNamespace, Settings: settingsOf(o.LeaderPod)}
+	r := &Resizer{Lease: resizeroptions.LeaseName(driver), Namespace: o.Request.ResizerNamespace, Settings: settingsOf(o.LeaderPod)}
 	if o.LeaseUnread {
 		r.Status = ResizerUnknown
 		r.Summary = fmt.Sprintf("unknown: the Lease %s could not be read", r.Lease)

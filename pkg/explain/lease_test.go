@@ -28,17 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-
-	"github.com/csi-resizer/csi-resizer/pkg/sidecar"
 )
-
-func TestLeaseNameIsTheResizers(t *testing.T) {
-	for _, d := range []string{driver, "hostpath.csi.k8s.io", "csi.vendor.com/fast_disk", "UPPER.example"} {
-		if got, want := LeaseName(d), sidecar.LeaseName(d); got != want {
-			t.Errorf("LeaseName(%q) = %q, the resizer's is %q", d, got, want)
-		}
-	}
-}
 
 // growing is a claim whose expansion is the resizer's next step.
 func growing() []runtime.Object {

@@ -22,6 +22,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
@@ -178,10 +179,10 @@ func (m modification) unfinished() step {
 	retry := fmt.Sprintf("The resizer calls the driver again for class %q, which is finished before any other class, with backoff "+
 		"(from --retry-interval-start %s, doubling up to --retry-interval-max %s).", t, m.settings.retryStart(), m.settings.retryMax())
 	switch {
-	case newest != nil && newest.Reason == reasonModify:
+	case newest != nil && newest.Reason == eventtext.ReasonModify:
 		s.by = ByDriver
-		s.next = fmt.Sprintf("The driver is applying class %q: the resizer called it %s (event %s) and records its answer.", t, ago(lastSeen(newest), m.now), reasonModify)
-	case newest != nil && newest.Reason == reasonModifyFailed:
+		s.next = fmt.Sprintf("The driver is applying class %q: the resizer called it %s (event %s) and records its answer.", t, ago(lastSeen(newest), m.now), eventtext.ReasonModify)
+	case newest != nil && newest.Reason == eventtext.ReasonModifyFailed:
 		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
 		s.by, s.next = ByResizer, retry
 	default:

@@ -25,12 +25,9 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-)
 
-// The resizer's defaults (pkg/options; a test pins them).
-const (
-	defaultRetryStart = time.Second
-	defaultRetryMax   = 5 * time.Minute
+	"github.com/csi-resizer/csi-resizer/pkg/features"
+	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 // Duration is a time.Duration that reads in JSON as Go writes it: "5m0s".
@@ -68,9 +65,15 @@ type Settings struct {
 	From string `json:"from"`
 }
 
-// defaultSettings are the resizer's defaults.
+// defaultSettings are the resizer's defaults, as packages options and
+// features define them.
 func defaultSettings() Settings {
-	return Settings{RetryIntervalStart: Duration(defaultRetryStart), RetryIntervalMax: Duration(defaultRetryMax), Recovery: true, From: "defaults"}
+	return Settings{
+		RetryIntervalStart: Duration(resizeroptions.DefaultRetryIntervalStart),
+		RetryIntervalMax:   Duration(resizeroptions.DefaultRetryIntervalMax),
+		Recovery:           features.Specs()[features.RecoverVolumeExpansionFailure].Default,
+		From:               "defaults",
+	}
 }
 
 func (s Settings) retryMax() time.Duration   { return time.Duration(s.RetryIntervalMax) }
@@ -92,16 +95,16 @@ func settingsOf(pod *v1.Pod) Settings {
 	s.From = fmt.Sprintf("pod %s/%s", pod.Namespace, pod.Name)
 	for name, value := range flagValues(args) {
 		switch name {
-		case "retry-interval-start":
+		case resizeroptions.FlagRetryIntervalStart:
 			if d, err := time.ParseDuration(value); err == nil {
 				s.RetryIntervalStart = Duration(d)
 			}
-		case "retry-interval-max":
+		case resizeroptions.FlagRetryIntervalMax:
 			if d, err := time.ParseDuration(value); err == nil {
 				s.RetryIntervalMax = Duration(d)
 			}
-		case "feature-gates":
-			if on, ok := gate(value, "RecoverVolumeExpansionFailure"); ok {
+		case resizeroptions.FlagFeatureGates:
+			if on, ok := gate(value, string(features.RecoverVolumeExpansionFailure)); ok {
 				s.Recovery = on
 			}
 		}
@@ -111,7 +114,7 @@ func settingsOf(pod *v1.Pod) Settings {
 
 // resizerOnlyFlags are flags the resizer takes and no other CSI sidecar of
 // a driver's controller pod does.
-var resizerOnlyFlags = []string{"handle-volume-inuse-error", "resize-timeout", "modify-timeout", "extra-modify-metadata"}
+var resizerOnlyFlags = []string{resizeroptions.FlagHandleVolumeInUseError, resizeroptions.FlagResizeTimeout, resizeroptions.FlagModifyTimeout, resizeroptions.FlagExtraModifyMetadata}
 
 // resizerArgs are the command and arguments of pod's resizer container. Every
 // CSI sidecar of a driver's controller pod (provisioner, attacher,
@@ -129,7 +132,7 @@ func resizerArgs(pod *v1.Pod) ([]string, bool) {
 	var sidecars []sidecar
 	for _, c := range pod.Spec.Containers {
 		args := append(append([]string{}, c.Command...), c.Args...)
-		if flags := flagValues(args); flags["csi-address"] != "" {
+		if flags := flagValues(args); flags[resizeroptions.FlagCSIAddress] != "" {
 			sidecars = append(sidecars, sidecar{c: c, args: args, flags: flags})
 		}
 	}

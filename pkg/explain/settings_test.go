@@ -18,44 +18,13 @@ package explain
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
-
-// resizerDefaults are the resizer's options without flags. Parsing them
-// sets up klog, so TestMain does it before any test starts a goroutine
-// that logs.
-var resizerDefaults *resizeroptions.Options
-
-func TestMain(m *testing.M) {
-	var err error
-	if resizerDefaults, err = resizeroptions.Parse(nil, io.Discard); err != nil {
-		fmt.Fprintln(os.Stderr, "parse the resizer's default options:", err)
-		os.Exit(1)
-	}
-	os.Exit(m.Run())
-}
-
-// TestDefaultsAreTheResizers pins the defaults explain assumes to the
-// resizer's own.
-func TestDefaultsAreTheResizers(t *testing.T) {
-	o, d := resizerDefaults, defaultSettings()
-	if d.retryStart() != o.RetryIntervalStart || d.retryMax() != o.RetryIntervalMax {
-		t.Errorf("explain assumes --retry-interval-start=%s --retry-interval-max=%s, the resizer's defaults are %s and %s",
-			d.retryStart(), d.retryMax(), o.RetryIntervalStart, o.RetryIntervalMax)
-	}
-	if on := o.Features.Enabled("RecoverVolumeExpansionFailure"); d.Recovery != on {
-		t.Errorf("explain assumes RecoverVolumeExpansionFailure %v, the resizer's default is %v", d.Recovery, on)
-	}
-}
 
 func TestSettingsFromTheLeaderPod(t *testing.T) {
 	tests := []struct {

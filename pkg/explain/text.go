@@ -113,12 +113,15 @@ func classLine(c Claim) string {
 }
 
 func settingsLine(s Settings) string {
-	recovery := "on"
-	if !s.Recovery {
-		recovery = "off"
-	}
 	return fmt.Sprintf("--retry-interval-start=%s --retry-interval-max=%s, RecoverVolumeExpansionFailure %s (from %s)",
-		time.Duration(s.RetryIntervalStart), time.Duration(s.RetryIntervalMax), recovery, s.From)
+		time.Duration(s.RetryIntervalStart), time.Duration(s.RetryIntervalMax), onOff(s.Recovery), s.From)
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }
 
 func (t *textWriter) operation(op Operation) {
