@@ -136,7 +136,9 @@ func TestChartMonitoringOffByDefault(t *testing.T) {
 // `promtool test rules` runs the unit tests of testdata, which fire and
 // clear every alert on synthetic series.
 func TestChartAlertRules(t *testing.T) {
-	claims := []string{"CSIResizerClaimsStuckInController", "CSIResizerClaimsStuckOnNode", "CSIResizerClaimsInfeasible", "CSIResizerDriverErrors"}
+	// shared are the alerts with and without leader election.
+	shared := []string{"CSIResizerClaimsStuckInController", "CSIResizerClaimsStuckOnNode", "CSIResizerClaimsInfeasible", "CSIResizerDriverErrors",
+		"CSIResizerAPIRequestsRefused"}
 	_, withLeaderElection := renderRules(t)
 	tests := []struct {
 		name      string
@@ -148,9 +150,9 @@ func TestChartAlertRules(t *testing.T) {
 		tested []string
 	}{
 		{name: "leader election", unitTests: "alerts_test.yaml",
-			alerts: append(slices.Clone(claims), "CSIResizerNoLeader"), tested: append(slices.Clone(claims), "CSIResizerNoLeader")},
+			alerts: append(slices.Clone(shared), "CSIResizerNoLeader"), tested: append(slices.Clone(shared), "CSIResizerNoLeader")},
 		{name: "leader election off", sets: []string{"leaderElection.enabled=false"}, unitTests: "alerts_down_test.yaml",
-			alerts: append(slices.Clone(claims), "CSIResizerDown"), tested: []string{"CSIResizerDown"}},
+			alerts: append(slices.Clone(shared), "CSIResizerDown"), tested: []string{"CSIResizerDown"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,6 +250,8 @@ func TestChartAlertValues(t *testing.T) {
 		"monitoring.prometheusRule.infeasible.severity=info",
 		"monitoring.prometheusRule.driverErrors.ratio=0.25",
 		"monitoring.prometheusRule.driverErrors.window=30m",
+		"monitoring.prometheusRule.apiRequestsRefused.window=20m",
+		"monitoring.prometheusRule.apiRequestsRefused.for=1m",
 		"monitoring.prometheusRule.noLeader.for=2m",
 	)
 	if rule.GetNamespace() != "monitoring" || rule.GetLabels()["release"] != "prometheus" {
@@ -257,6 +261,7 @@ func TestChartAlertValues(t *testing.T) {
 		"CSIResizerClaimsStuckInController": {"max by (job, driver_name, operation, state)", `csi_resizer_claims{job="my-driver-controller",`, "> 600"},
 		"CSIResizerClaimsStuckOnNode":       {"> 7200"},
 		"CSIResizerDriverErrors":            {"[30m]", "> 0.25"},
+		"CSIResizerAPIRequestsRefused":      {`sum by (job, code, method) (rate(rest_client_requests_total{job="my-driver-controller",code=~"401|403"}[20m])) > 0`},
 		"CSIResizerNoLeader":                {`max by (job) (leader_election_master_status{job="my-driver-controller"})`, `absent(leader_election_master_status{job="my-driver-controller"})`},
 	}
 	for alert, want := range wants {
@@ -280,6 +285,10 @@ func TestChartAlertValues(t *testing.T) {
 	}
 	if got := ruleOf(t, groups, "CSIResizerClaimsStuckOnNode").For; got != "1m" {
 		t.Errorf("CSIResizerClaimsStuckOnNode for %s, want 1m", got)
+	}
+	refused := ruleOf(t, groups, "CSIResizerAPIRequestsRefused")
+	if refused.For != "1m" || !strings.Contains(refused.Annotations["description"], `csi_resizer_api_write_failures_total{job=\"my-driver-controller\",code=~\"401|403\"}[20m]`) {
+		t.Errorf("CSIResizerAPIRequestsRefused: for %s, want 1m; the description's query of the refused writes lacks the selector or the window:\n%s", refused.For, refused.Annotations["description"])
 	}
 	if got := ruleOf(t, groups, "CSIResizerNoLeader").For; got != "2m" {
 		t.Errorf("CSIResizerNoLeader for %s, want 2m", got)
