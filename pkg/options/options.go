@@ -25,15 +25,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/kubernetes-csi/csi-lib-utils/standardflags"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
-	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/features"
 )
@@ -286,19 +283,4 @@ func oneLine(err error) error {
 		fields[i] = strings.TrimSpace(fields[i])
 	}
 	return errors.New(strings.Join(fields, "; "))
-}
-
-// automaxprocsOnce guards the registration of csi-lib-utils' automaxprocs
-// flag, which lives on the global flag.CommandLine and panics if added twice.
-var automaxprocsOnce sync.Once
-
-// enableAutomaxprocs sets GOMAXPROCS from the container CPU quota with
-// csi-lib-utils, the same code path as upstream's --automaxprocs.
-func enableAutomaxprocs() {
-	automaxprocsOnce.Do(func() {
-		if flag.CommandLine.Lookup("automaxprocs") == nil {
-			standardflags.AddAutomaxprocs(klog.Infof)
-		}
-	})
-	standardflags.EnableAutomaxprocs()
 }
