@@ -165,12 +165,24 @@ func classify(k requestKey) requestClass {
 	case "get":
 		return classRead
 	case "create", "update", "patch", "delete", "deletecollection":
-		if k.Resource == "events" || k.Resource == "events.events.k8s.io" {
+		switch {
+		case k.Resource == "events" || k.Resource == "events.events.k8s.io":
 			return classEvent
+		case isReview(k.Resource):
+			// A review (the resizer asks who it is at start) persists
+			// nothing: the server answers a question, as for a read.
+			return classRead
 		}
 		return classWrite
 	}
 	return classOther
+}
+
+// isReview reports whether resource is an authentication or authorization
+// review (selfsubjectreviews, subjectaccessreviews, ...).
+func isReview(resource string) bool {
+	name, _, _ := strings.Cut(resource, ".")
+	return strings.HasSuffix(name, "reviews")
 }
 
 // tally counts requests by kind, class and response code.

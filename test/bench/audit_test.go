@@ -176,6 +176,7 @@ func TestClassify(t *testing.T) {
 		{name: "watch", key: requestKey{"watch", "pods", ""}, want: classListWatch},
 		{name: "list", key: requestKey{"list", "persistentvolumes", ""}, want: classListWatch},
 		{name: "unknown verb", key: requestKey{"proxy", "pods", ""}, want: classOther},
+		{name: "the resizer asks who it is: a question, not a write", key: requestKey{"create", "selfsubjectreviews.authentication.k8s.io", ""}, want: classRead},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
