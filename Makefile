@@ -25,11 +25,22 @@ ifndef VERSION
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
 endif
 LDFLAGS := -s -w -X $(MODULE)/pkg/version.Version=$(VERSION)
+# The one build command of the binaries, make build's and make image's.
+GOBUILD = CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)"
 
-IMAGE ?= csi-resizer
+# The image's name, the chart's and deploy/kubernetes' (hack/image's test
+# checks that they agree). A release's tag is its version: `make image` at
+# the tag v0.1.0, or `make image VERSION=v0.1.0`.
+IMAGE ?= ghcr.io/csi-resizer/csi-resizer
 IMAGE_TAG ?= $(VERSION)
+IMAGE_PLATFORMS ?= linux/amd64 linux/arm64
+IMAGE_ARCHIVE ?= _output/csi-resizer-image.tar
+# The commit, and its time: the image's date and its files', so that the
+# same commit gives the same digest. Expanded only when used.
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
-.PHONY: all build resizer plugin bench demo test test-unit test-e2e test-chaos test-fuzz vet fmt-check vendor-check deps-check license-check container clean
+.PHONY: all build resizer plugin bench demo test test-unit test-e2e test-chaos test-fuzz vet fmt-check vendor-check deps-check license-check image container clean FORCE
 
 all: build
 
@@ -38,10 +49,10 @@ all: build
 build: resizer plugin
 
 resizer:
-	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)" -o bin/$(BINARY) ./cmd/$(BINARY)
+	$(GOBUILD) -o bin/$(BINARY) ./cmd/$(BINARY)
 
 plugin:
-	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)" -o bin/$(PLUGIN) ./cmd/$(PLUGIN)
+	$(GOBUILD) -o bin/$(PLUGIN) ./cmd/$(PLUGIN)
 
 # `make test` is the README's test command: checks, unit tests, then the
 # end-to-end suite against a real kube-apiserver and CSI mock driver. Each
@@ -51,8 +62,12 @@ test:
 	@start=$$SECONDS; $(MAKE) --no-print-directory test-e2e; echo "end-to-end suite took $$((SECONDS - start))s (tools build included)"
 
 # The order matters only for reading the output: cheap checks fail first.
-test-unit: vet fmt-check license-check vendor-check deps-check
+# TestMadeArchive checks the archive of make image against make build's
+# binary; it runs without -race, which would make its gzip take half a minute.
+test-unit: vet fmt-check license-check vendor-check deps-check image
 	mkdir -p _output
+	CSI_RESIZER_IMAGE="$(abspath $(IMAGE_ARCHIVE))" CSI_RESIZER_BIN="$(CURDIR)/bin/$(BINARY)" CSI_RESIZER_IMAGE_REF="$(IMAGE):$(IMAGE_TAG)" \
+		$(GO) test -v -run '^TestMadeArchive$$' ./hack/image
 	$(GO) test -race -coverpkg=./pkg/... -coverprofile=_output/coverage.out ./...
 	@echo "Total statement coverage of ./pkg/...:"
 	@$(GO) tool cover -func=_output/coverage.out | tail -1
@@ -164,8 +179,27 @@ vendor-check:
 deps-check:
 	hack/verify-shared-deps.sh
 
+# `make image` writes the resizer's image for IMAGE_PLATFORMS to
+# IMAGE_ARCHIVE, an OCI image layout in a tar archive, with no daemon and no
+# base image: hack/image puts make build's binary for each platform (the
+# same command, GOOS and GOARCH set) on the few files of distroless/static
+# the resizer needs; non-root (65532), no shell, and the same digest from
+# the same commit. The README says how to push it.
+IMAGE_BINARIES := $(foreach p,$(IMAGE_PLATFORMS),_output/image/$(subst /,_,$(p))/$(BINARY))
+
+image: resizer $(IMAGE_BINARIES)
+	$(GO) run ./hack/image -o $(IMAGE_ARCHIVE) -name $(IMAGE):$(IMAGE_TAG) -version $(VERSION) \
+		-revision $(REVISION) -created $(SOURCE_DATE_EPOCH) \
+		$(foreach p,$(IMAGE_PLATFORMS),$(p)=_output/image/$(subst /,_,$(p))/$(BINARY))
+
+# go build itself knows whether a binary is up to date.
+_output/image/%/$(BINARY): FORCE
+	GOOS=$(word 1,$(subst _, ,$*)) GOARCH=$(word 2,$(subst _, ,$*)) $(GOBUILD) -o $@ ./cmd/$(BINARY)
+
+# `make container` builds the image with Docker instead, from the Dockerfile
+# (for one platform; docker buildx build --platform for more).
 container:
-	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE):$(IMAGE_TAG) .
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMAGE):$(IMAGE_TAG) .
 
 clean:
 	rm -rf bin _output
