@@ -21,9 +21,11 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc/codes"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
@@ -37,11 +39,16 @@ type expansion struct {
 	d resize.Decision
 }
 
+// decideExpansion is resize.Decide on the claim's recorded state.
+func (f *facts) decideExpansion() expansion {
+	s := resize.StateOf(f.pvc, f.pv, f.settings.Recovery, nil)
+	return expansion{facts: f, s: s, d: resize.Decide(s, f.now, f.settings.retryMax())}
+}
+
 // expansion explains the claim's expansion from resize.Decide on its
 // recorded state.
 func (f *facts) expansion() Operation {
-	s := resize.StateOf(f.pvc, f.pv, f.settings.Recovery, nil)
-	x := expansion{facts: f, s: s, d: resize.Decide(s, f.now, f.settings.retryMax())}
+	x := f.decideExpansion()
 	op := Operation{Operation: string(unfinished.Resize), State: StateNone, Decision: Decision{
 		Action: x.d.Action.String(), Target: quantityOrEmpty(x.d.Target), Reason: x.d.Reason}}
 	if x.d.RetryAfter > 0 {
@@ -103,6 +110,9 @@ func (x expansion) idle() step {
 	case x.d.Action == resize.Expand:
 		return step{summary: fmt.Sprintf("The request %s exceeds the capacity %s, and no expansion is recorded yet.", size(x.s.Request), size(x.s.Capacity)),
 			by: ByResizer, next: fmt.Sprintf("The resizer records the expansion to %s and calls the driver as soon as it sees the claim.", size(x.d.Target))}
+	case x.d.Action == resize.RecordVolumeSize:
+		return step{summary: fmt.Sprintf("kubelet finished the expansion at %s, and the driver allocated more: the volume is %s.", size(x.s.Capacity), size(x.d.Target)),
+			by: ByResizer, next: fmt.Sprintf("The resizer records %s as the claim's capacity as soon as it sees the claim, without calling the driver.", size(x.d.Target))}
 	case x.s.Validate() != nil:
 		return step{summary: "No decision can be made about the claim: " + x.d.Reason + ".", by: ByUser,
 			next: "The resizer leaves the claim alone until that size changes.", can: []string{"Set a request of a usual size."}}
@@ -152,6 +162,11 @@ func (x expansion) inProgress() step {
 			target, ago(lastSeen(newest), x.now), eventtext.ReasonResizing)
 	case newest != nil && newest.Reason == eventtext.ReasonResizeFailed:
 		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
+		if code := codeIn(newest.Message); knownCode(code) {
+			a := x.resizeAdvice(code)
+			s.summary = sentences(s.summary, a.means)
+			s.can = append(s.can, a.can...)
+		}
 		s.by = ByResizer
 		s.next = x.retryWithBackoff(fmt.Sprintf("for %s, which is finished before any other size, whatever the request says meanwhile", target))
 	default:
@@ -169,32 +184,80 @@ func (x expansion) retryWithBackoff(what string) string {
 
 // failed: the driver's last answer was a final failure.
 func (x expansion) failed() step {
-	s := step{summary: fmt.Sprintf("The driver's last answer to the expansion to %s was a final failure: %s", x.allocated(),
-		orUnknown(conditionMessage(x.pvc, v1.PersistentVolumeClaimControllerResizeError))), by: ByResizer}
+	message := conditionMessage(x.pvc, v1.PersistentVolumeClaimControllerResizeError)
+	code := x.recordedCode(message)
+	a := x.resizeAdvice(code)
+	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to the expansion to %s was a final failure: %s", x.allocated(), orUnknown(message)), a.means),
+		by: ByResizer}
 	s.next = fmt.Sprintf("The resizer tries again with backoff (up to --retry-interval-max %s), at the request as it is then: %s now.",
 		x.settings.retryMax(), size(x.d.Target))
-	s.can = append(x.lowerAdvice(&s), "Fix what the driver reports: the next attempt picks it up.")
-	if len(x.users) > 0 && inUseRefused(newestOf(x.o.Events, x.driver, resizeReasons)) {
+	if !a.retargetHelps {
+		s.next = sentences(s.next, fmt.Sprintf("Every attempt fails the same way %s.", a.until))
+	}
+	s.decision = fmt.Sprintf("call the driver again for %s, with backoff", size(x.d.Target))
+	if a.retargetHelps {
+		s.can = x.lowerAdvice(&s)
+	}
+	s.can = append(s.can, a.can...)
+	if len(x.users) > 0 && (code == codes.FailedPrecondition.String() || inUseRefused(newestOf(x.o.Events, x.driver, resizeReasons))) {
 		s.can = append([]string{fmt.Sprintf("Delete pod(s) %s, or scale their workload down: the driver said it cannot expand the volume while a pod uses it.",
 			strings.Join(x.users, ", "))}, s.can...)
 	}
 	return s
 }
 
+// recordedCode is the gRPC code of the expansion's recorded failure: the
+// one message (the ControllerResizeError condition's) names, else the one
+// of the resizer's newest failure event; attempt.ReasonUncertain when
+// neither names one.
+func (x expansion) recordedCode(message string) string {
+	if code := codeIn(message); knownCode(code) {
+		return code
+	}
+	if e := newestOf(x.o.Events, x.driver, resizeReasons); e != nil && e.Reason == eventtext.ReasonResizeFailed {
+		if code := codeIn(e.Message); knownCode(code) {
+			return code
+		}
+	}
+	return attempt.ReasonUncertain
+}
+
 // infeasible: the driver said the size cannot be had.
 func (x expansion) infeasible() step {
 	failedAt := x.allocated()
-	s := step{summary: fmt.Sprintf("The driver refused %s as infeasible: %s", failedAt,
-		orUnknown(conditionMessage(x.pvc, v1.PersistentVolumeClaimControllerResizeError)))}
+	message := conditionMessage(x.pvc, v1.PersistentVolumeClaimControllerResizeError)
+	a := x.resizeAdvice(x.recordedCode(message))
+	refuser := "the driver"
+	if strings.Contains(message, notSent) {
+		refuser = "the resizer"
+	}
+	s := step{summary: sentences(fmt.Sprintf("%s refused %s as infeasible: %s", upperFirst(refuser), failedAt, orUnknown(message)), a.means)}
 	if x.d.Action == resize.Expand && size(x.d.Target) != failedAt {
 		s.by = ByResizer
 		s.next = fmt.Sprintf("The request changed to %s: the resizer tries it at once.", size(x.d.Target))
+		if !a.retargetHelps {
+			s.next = sentences(s.next, fmt.Sprintf("It fails the same way %s.", a.until))
+			s.can = a.can
+		}
 		return s
 	}
 	s.by = ByUser
 	s.next = fmt.Sprintf("The resizer will retry %s at most every %s unless the request changes (--retry-interval-max; "+
 		"its in-memory backoff is not visible from outside, and a restarted resizer tries at once).", failedAt, x.settings.retryMax())
-	s.can = append(x.lowerAdvice(&s), "Or raise the request to a larger size the driver can provide: a changed request is tried at once.")
+	if !a.retargetHelps {
+		s.next = fmt.Sprintf("The resizer retries %s at most every %s (--retry-interval-max; its in-memory backoff is not visible from outside, "+
+			"and a restarted resizer tries at once); every attempt, at any size, fails the same way %s.", failedAt, x.settings.retryMax(), a.until)
+		s.decision = fmt.Sprintf("only retry %s, which %s refused, at most every %s: nothing changes %s", failedAt, refuser, x.settings.retryMax(), a.until)
+		s.can = a.can
+		return s
+	}
+	s.decision = fmt.Sprintf("only retry %s, which %s refused, at most every %s: nothing changes until the request does", failedAt, refuser, x.settings.retryMax())
+	s.can = append(x.lowerAdvice(&s), a.can...)
+	raise := "Or raise the request to a larger size the driver can provide: a changed request is tried at once."
+	if x.recordedCode(message) == codes.OutOfRange.String() {
+		raise = "Or raise the request, if the driver's range lies above it: a changed request is tried at once."
+	}
+	s.can = append(s.can, raise)
 	return s
 }
 
@@ -239,10 +302,11 @@ func (x expansion) waitingInUse() step {
 		why = newest.Message
 	}
 	return step{
-		summary: fmt.Sprintf("The driver cannot expand the volume while a pod uses it, and pod(s) %s use it: %s", pods, why),
-		by:      ByUser,
-		next:    fmt.Sprintf("The resizer expands the volume to %s once the pods that use the claim are deleted (it watches pods; a finished pod counts until it is deleted).", size(x.d.Target)),
-		can:     []string{fmt.Sprintf("Delete pod(s) %s, or scale their workload down: the driver expands only volumes that no pod uses.", pods)},
+		summary:  fmt.Sprintf("The driver cannot expand the volume while a pod uses it, and pod(s) %s use it: %s", pods, why),
+		by:       ByUser,
+		next:     fmt.Sprintf("The resizer expands the volume to %s once the pods that use the claim are deleted (it watches pods; a finished pod counts until it is deleted).", size(x.d.Target)),
+		can:      []string{fmt.Sprintf("Delete pod(s) %s, or scale their workload down: the driver expands only volumes that no pod uses.", pods)},
+		decision: fmt.Sprintf("expand the volume to %s once no pod uses the claim, and not before", size(x.d.Target)),
 	}
 }
 

@@ -125,6 +125,14 @@ func TestExplainResize(t *testing.T) {
 				"The resizer will retry 10Gi at most every 5m0s unless the request changes (--retry-interval-max; its in-memory backoff is not visible from outside",
 				"Lower the request to between 1Gi (exclusive, the current capacity) and 10Gi (exclusive)", "Or raise the request"}},
 	}, {
+		name: "controller_infeasible, refused by the resizer before the driver",
+		objs: []runtime.Object{
+			claim("10Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInfeasible),
+				condition(v1.PersistentVolumeClaimControllerResizeError, t0, `expand volume "pv-data" to 10Gi: not sent to the driver (OutOfRange): size 10Gi is too large`)),
+		},
+		want: want{state: "controller_infeasible", by: ByUser, action: "expand", target: "10Gi", since: t0,
+			says: []string{"The resizer refused 10Gi as infeasible: ", "(OutOfRange)", "Lower the request"}},
+	}, {
 		name: "controller_infeasible, the request lowered since",
 		objs: []runtime.Object{
 			claim("4Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInfeasible),

@@ -27,6 +27,8 @@ package explain
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 	"unicode"
 
@@ -35,6 +37,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
@@ -98,6 +101,60 @@ func (f *facts) settle(op *Operation, entry unfinished.Entry, inState bool, s st
 		op.NextStepBy = ByNobody
 		op.Next = fmt.Sprintf("No resizer is running for driver %s, so nothing happens until one runs; then %s", f.driver, lowerFirst(s.next))
 	}
+	op.Decision.Summary = decisionSummary(*op, s.decision)
+}
+
+// decisionSummary says the decision in plain words, as the one who owns
+// the next step sees it: what (a sentence that continues "the resizer
+// will"), else the decision's action in words.
+func decisionSummary(op Operation, what string) string {
+	if what == "" {
+		what = actionWords(op.Operation, op.Decision)
+	}
+	switch {
+	case op.NextStepBy == ByNobody:
+		return "No resizer runs; once one does, it will " + what + "."
+	case op.NextStepBy == ByDriver && (op.Decision.Action == resize.Expand.String() || op.Decision.Action == modify.Modify.String()):
+		return "The resizer waits for the driver's answer; if the call ends without one, it will " + what + "."
+	}
+	return "The resizer will " + what + "."
+}
+
+// actionWords words a decision's action so that it continues "the resizer
+// will".
+func actionWords(operation string, d Decision) string {
+	why := ""
+	if d.Reason != "" {
+		why = " (" + d.Reason + ")"
+	}
+	if operation == string(unfinished.Resize) {
+		switch d.Action {
+		case resize.Expand.String():
+			return fmt.Sprintf("expand the volume to %s%s", d.Target, why)
+		case resize.Wait.String():
+			return fmt.Sprintf("try %s again in %s", d.Target, d.RetryAfter)
+		case resize.RecordVolumeSize.String():
+			return fmt.Sprintf("record %s, the volume's size, as the claim's capacity, without calling the driver", d.Target)
+		case resize.NodeRetry.String():
+			return fmt.Sprintf("hand the claim back to kubelet at %s, without calling the driver", d.Target)
+		}
+		return "leave the claim alone" + why
+	}
+	switch d.Action {
+	case modify.Modify.String():
+		return fmt.Sprintf("call the driver to apply class %q", d.Target)
+	case modify.Pend.String():
+		return fmt.Sprintf("wait for VolumeAttributesClass %q to be created, and not call the driver before", d.Target)
+	case modify.Refuse.String():
+		return fmt.Sprintf("not send class %q to the driver%s", d.Target, why)
+	case modify.Cancel.String():
+		return fmt.Sprintf("drop the recorded modification to class %q, without calling the driver", d.Target)
+	case modify.Wait.String():
+		return fmt.Sprintf("try class %q again in %s", d.Target, d.RetryAfter)
+	case modify.Blocked.String():
+		return fmt.Sprintf("leave the modification to class %q unfinished%s", d.Target, why)
+	}
+	return "leave the claim alone" + why
 }
 
 // lowerFirst continues a sentence with s.
@@ -108,19 +165,34 @@ func lowerFirst(s string) string {
 	return string(unicode.ToLower(rune(s[0]))) + s[1:]
 }
 
+// upperFirst starts a sentence with s.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
 // step is what explain says about an operation in its state.
 type step struct {
 	summary, by, next string
 	can               []string
+	// decision says what the resizer does, continuing "the resizer will",
+	// where the decision's action alone would mislead; "" words the action.
+	decision string
 }
 
 // unknowns are what the explanation of ops cannot know.
 func (f *facts) unknowns(ops []Operation) []string {
-	out := []string{"When exactly the resizer retries: its backoff and the last failure it remembers live in its memory, " +
-		"which the API does not show (a restarted resizer remembers none and tries at once)."}
+	var out []string
+	if slices.ContainsFunc(ops, retried) {
+		out = append(out, "When exactly the resizer retries: its backoff and the last failure it remembers live in its memory, "+
+			"which the API does not show (a restarted resizer remembers none and tries at once).")
+	}
 	if f.settings.From == defaultSettings().From {
-		out = append(out, fmt.Sprintf("The resizer's flags: explain could not read the pod that holds the Lease, so it assumes the defaults "+
-			"(--retry-interval-start=%s, --retry-interval-max=%s, RecoverVolumeExpansionFailure %s).", f.settings.retryStart(), f.settings.retryMax(), onOff(f.settings.Recovery)))
+		out = append(out, fmt.Sprintf("The resizer's flags: %s, so explain assumes the defaults "+
+			"(--retry-interval-start=%s, --retry-interval-max=%s, RecoverVolumeExpansionFailure %s).",
+			f.flagsUnread(), f.settings.retryStart(), f.settings.retryMax(), onOff(f.settings.Recovery)))
 	}
 	if f.resizer.Status == ResizerNotRunning && len(f.o.Leases) == 0 {
 		out = append(out, "A resizer started without --leader-election holds no Lease: explain cannot see it, and takes it for not running.")
@@ -133,6 +205,32 @@ func (f *facts) unknowns(ops []Operation) []string {
 			"VolumeAttributesClass is on, neither of which the API shows.")
 	}
 	return out
+}
+
+// retried reports whether the resizer's next call for op depends on a
+// backoff or a slow retry that only its memory holds: its next step is the
+// resizer's (or its driver's, whose call may fail), or it retries a
+// refused size or class.
+func retried(op Operation) bool {
+	return op.NextStepBy == ByResizer || op.NextStepBy == ByDriver ||
+		op.State == string(unfinished.ControllerInfeasible) || op.State == string(unfinished.ModifyInfeasible)
+}
+
+// flagsUnread says why explain could not read the resizer's flags.
+func (f *facts) flagsUnread() string {
+	switch {
+	case f.o.LeaseUnread:
+		return "explain could not read the resizer's Lease, which names the pod it runs in"
+	case len(f.o.Leases) == 0:
+		return "there is no Lease of the resizer, which would name the pod it runs in"
+	case freshest(f.o.Leases) == nil:
+		return "no replica holds the resizer's Lease, which would name the pod it runs in"
+	case f.o.LeaderPod == nil && f.o.LeaderPodUnread != "":
+		return f.o.LeaderPodUnread
+	case f.o.LeaderPod == nil:
+		return "explain could not read the pod that holds the Lease"
+	}
+	return fmt.Sprintf("explain cannot tell the resizer's container in pod %s/%s from the pod's other CSI sidecars", f.o.LeaderPod.Namespace, f.o.LeaderPod.Name)
 }
 
 func claimOf(pvc *v1.PersistentVolumeClaim) Claim {

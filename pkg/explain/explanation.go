@@ -178,8 +178,9 @@ type Operation struct {
 	NextStepBy string `json:"nextStepBy"`
 	// Next says what happens next, and when.
 	Next string `json:"next"`
-	// Decision is what the resizer's own decision function says on the
-	// recorded state (resize.Decide or modify.Decide).
+	// Decision is what the resizer decides on the claim's recorded state,
+	// as a resizer that has just started would (its memory of the last
+	// failure is not in the API).
 	Decision Decision `json:"decision"`
 	// UserCan are what the user can do, each a sentence.
 	UserCan []string `json:"userCan,omitempty"`
@@ -188,8 +189,15 @@ type Operation struct {
 // Decision is a decision of package resize or modify, as explain made it
 // on the claim's recorded state.
 type Decision struct {
-	// Action is the decision's action: resize none, expand or wait;
-	// modify none, modify, pend, refuse, cancel, wait or blocked.
+	// Summary says the decision in plain words, consistent with who owns
+	// the next step: "The resizer will only retry 10Gi, which the driver
+	// refused, ...", where Action alone says expand.
+	Summary string `json:"summary"`
+	// Action is the decision's action, as the resizer logs it: resize
+	// none, expand, wait, record-volume-size or node-retry; modify none,
+	// modify, pend, refuse, cancel, wait or blocked. A refused size or
+	// class is tried again (expand, modify) once its slow retry is due,
+	// and at once by a resizer that has just started.
 	Action string `json:"action"`
 	// Target is the size or class the action is for.
 	Target string `json:"target,omitempty"`

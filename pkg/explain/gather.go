@@ -82,8 +82,10 @@ type Objects struct {
 	Leases      []coordinationv1.Lease
 	LeaseUnread bool
 	// LeaderPod is the pod of the replica that holds the Lease, nil when
-	// it could not be read.
-	LeaderPod *v1.Pod
+	// it could not be read; LeaderPodUnread then says why, when a Lease is
+	// held.
+	LeaderPod       *v1.Pod
+	LeaderPodUnread string
 	// Warnings say what could not be read and what that leaves out.
 	Warnings []string
 }
@@ -233,11 +235,20 @@ func (o *Objects) readLease(ctx context.Context, r Reader, driver string) {
 // readLeaderPod reads the pod of the Lease's holder, quietly: the resizer's
 // settings are then taken as the defaults, which the explanation says.
 func (o *Objects) readLeaderPod(ctx context.Context, r Reader, lease *coordinationv1.Lease) {
-	name := resizeroptions.HostOf(ptr.Deref(lease.Spec.HolderIdentity, ""))
+	holder := ptr.Deref(lease.Spec.HolderIdentity, "")
+	name := resizeroptions.HostOf(holder)
 	if name == "" {
+		o.LeaderPodUnread = fmt.Sprintf("the Lease's holder %q names no pod", holder)
 		return
 	}
-	if pod, err := r.Pod(ctx, lease.Namespace, name); err == nil {
+	pod, err := r.Pod(ctx, lease.Namespace, name)
+	err = readError(access{verbGet, resPods, lease.Namespace, name}, err)
+	switch {
+	case isNotFound(err):
+		o.LeaderPodUnread = fmt.Sprintf("the Lease's holder %s runs in no pod %s/%s (a resizer run outside a pod?)", holder, lease.Namespace, name)
+	case err != nil:
+		o.LeaderPodUnread = fmt.Sprintf("explain could not read the pod that holds the Lease (%v)", err)
+	default:
 		o.LeaderPod = pod
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -112,3 +113,78 @@ func forbidden(resource string) clienttesting.ReactionFunc {
 }
 
 var errNoRights = apierrors.NewBadRequest("user cannot do that")
+
+// TestUnknowns: "Not visible from here" lists only what is unknown, and
+// says why the resizer's flags are, without claiming to have failed to
+// read what does not exist.
+func TestUnknowns(t *testing.T) {
+	idle := claim("1Gi", "1Gi")
+	sidecars := leaderPod()
+	sidecars.Spec.Containers[1].Name = "sidecar"
+	sidecars.Spec.Containers = append(sidecars.Spec.Containers, v1.Container{Name: "provisioner", Args: []string{"--csi-address=/csi/csi.sock"}})
+	tests := []struct {
+		name        string
+		objs        []runtime.Object
+		react       func(*fake.Clientset)
+		says, never []string
+	}{{
+		name:  "nothing to do, settings read: nothing unknown but what the API never shows",
+		objs:  []runtime.Object{idle, volume(idle, "1Gi"), freshLease(), leaderPod()},
+		never: []string{"When exactly the resizer retries", "The resizer's flags"},
+	}, {
+		name: "a growth: when exactly is unknown",
+		objs: append(growing(), freshLease(), leaderPod()),
+		says: []string{"When exactly the resizer retries"}, never: []string{"The resizer's flags"},
+	}, {
+		name: "no Lease",
+		objs: growing(),
+		says: []string{"The resizer's flags: there is no Lease of the resizer, which would name the pod it runs in, so explain assumes the defaults",
+			"A resizer started without --leader-election holds no Lease"},
+		never: []string{"could not read"},
+	}, {
+		name:  "a Lease, its holder's pod missing",
+		objs:  append(growing(), freshLease()),
+		says:  []string{"The resizer's flags: the Lease's holder csi-ebs-controller-0_1a2b3c4d runs in no pod kube-system/csi-ebs-controller-0"},
+		never: []string{"could not read", "--leader-election"},
+	}, {
+		name:  "a Lease, its holder's pod forbidden",
+		objs:  append(growing(), freshLease(), leaderPod()),
+		react: func(c *fake.Clientset) { c.PrependReactor("get", "pods", forbidden("pods")) },
+		says:  []string{`The resizer's flags: explain could not read the pod that holds the Lease (cannot read pods "kube-system/csi-ebs-controller-0": permission missing`},
+	}, {
+		name: "the Lease forbidden",
+		objs: growing(),
+		react: func(c *fake.Clientset) {
+			c.PrependReactor("list", "leases", forbidden("leases"))
+		},
+		says:  []string{"The resizer's flags: explain could not read the resizer's Lease"},
+		never: []string{"--leader-election"},
+	}, {
+		name: "the resizer's container not told apart",
+		objs: append(growing(), freshLease(), sidecars),
+		says: []string{"The resizer's flags: explain cannot tell the resizer's container in pod kube-system/csi-ebs-controller-0 from the pod's other CSI sidecars"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(tc.objs...)
+			if tc.react != nil {
+				tc.react(client)
+			}
+			o, err := Gather(context.Background(), NewReader(client), withClaim(Request{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			unknowns := strings.Join(Explain(o, now).Unknowns, "\n")
+			for _, s := range tc.says {
+				if !strings.Contains(unknowns, s) {
+					t.Errorf("unknowns lack %q:\n%s", s, unknowns)
+				}
+			}
+			for _, s := range tc.never {
+				if strings.Contains(unknowns, s) {
+					t.Errorf("unknowns say %q:\n%s", s, unknowns)
+				}
+			}
+		})
+	}
+}

@@ -22,6 +22,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 	"github.com/csi-resizer/csi-resizer/pkg/modify"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
@@ -119,13 +120,17 @@ func (m modification) refused() step {
 
 // waiting: an infeasible class waits for its slow retry.
 func (m modification) waiting() step {
-	_, at, _ := statuspatch.RecordedModifyError(m.pvc)
+	code, at, _ := statuspatch.RecordedModifyError(m.pvc)
+	a := m.modifyAdvice(code, m.d.Target)
 	return step{
-		summary: fmt.Sprintf("The driver refused class %q as infeasible: %s", m.d.Target, orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))),
-		by:      ByUser,
+		summary: sentences(fmt.Sprintf("The driver refused class %q as infeasible: %s", m.d.Target,
+			orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.means),
+		by: ByUser,
 		next: fmt.Sprintf("The resizer retries class %q in about %s (--retry-interval-max %s after the failure it recorded %s) unless the class changes.",
 			m.d.Target, short(m.d.RetryAfter), m.settings.retryMax(), ago(at, m.now)),
-		can: []string{fmt.Sprintf("Set spec.volumeAttributesClassName to another class of driver %s.", m.driver), m.cancelAdvice()},
+		can: append(append(a.can, fmt.Sprintf("Set spec.volumeAttributesClassName to another class of driver %s.", m.driver)), m.cancelAdvice()),
+		decision: fmt.Sprintf("only retry class %q, which the driver refused, in about %s: nothing changes until the class does",
+			m.d.Target, short(m.d.RetryAfter)),
 	}
 }
 
@@ -152,19 +157,30 @@ func (m modification) modifying() step {
 		return step{summary: fmt.Sprintf("A modification to class %q is recorded (%s), but the claim now asks for %q.", r.Target, r.Status, m.d.Target),
 			by: ByResizer, next: fmt.Sprintf("The resizer tries class %q at once.", m.d.Target)}
 	case r.Status == v1.PersistentVolumeClaimModifyVolumeInfeasible:
-		return step{summary: fmt.Sprintf("The driver refused class %q as infeasible: %s", r.Target,
-			orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), by: ByResizer,
+		code, _, _ := statuspatch.RecordedModifyError(m.pvc)
+		a := m.modifyAdvice(code, r.Target)
+		return step{summary: sentences(fmt.Sprintf("The driver refused class %q as infeasible: %s", r.Target,
+			orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.means), by: ByResizer,
 			next: fmt.Sprintf("Its slow retry is due: the resizer tries class %q again now, then every --retry-interval-max (%s) unless the class changes.",
-				r.Target, m.settings.retryMax())}
+				r.Target, m.settings.retryMax()),
+			can:      append(a.can, m.cancelAdvice()),
+			decision: fmt.Sprintf("call the driver again for class %q, which it refused before, now that its slow retry is due", r.Target)}
 	case r.Status == v1.PersistentVolumeClaimModifyVolumePending:
 		return step{summary: fmt.Sprintf("The modification to class %q waited for the class, which exists now.", r.Target), by: ByResizer,
 			next: "The resizer starts the modification at once (it watches classes)."}
 	}
 	code, _, _ := statuspatch.RecordedModifyError(m.pvc)
-	return step{summary: fmt.Sprintf("The driver's last answer to class %q was a final failure (%s): %s", r.Target, code,
-		orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), by: ByResizer,
+	a := m.modifyAdvice(code, r.Target)
+	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to class %q was a final failure (%s): %s", r.Target, code,
+		orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.means), by: ByResizer,
 		next: fmt.Sprintf("The resizer tries again with backoff (up to --retry-interval-max %s), at the class the claim names then: %q now.",
-			m.settings.retryMax(), m.d.Target)}
+			m.settings.retryMax(), m.d.Target),
+		can:      append(a.can, m.cancelAdvice()),
+		decision: fmt.Sprintf("call the driver again for class %q, with backoff", m.d.Target)}
+	if !a.retargetHelps {
+		s.next = sentences(s.next, fmt.Sprintf("Every attempt fails the same way %s.", a.until))
+	}
+	return s
 }
 
 // unfinished: a recorded call that may still complete in the backend.
@@ -187,6 +203,14 @@ func (m modification) unfinished() step {
 		s.by, s.next = ByResizer, retry
 	default:
 		s.by, s.next = ByResizer, retry
+	}
+	if code, _, ok := statuspatch.RecordedModifyError(m.pvc); ok && s.by == ByResizer {
+		if code == "" {
+			code = attempt.ReasonUncertain
+		}
+		a := m.modifyAdvice(code, t)
+		s.summary = sentences(s.summary, a.means)
+		s.can = append(s.can, a.can...)
 	}
 	return s
 }

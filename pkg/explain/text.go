@@ -142,7 +142,7 @@ func (t *textWriter) operation(op Operation) {
 		t.line("  ", label, can)
 	}
 	if !quiet {
-		t.line("  ", "Decision:", decisionLine(op))
+		t.line("  ", "Decision:", op.Decision.Summary)
 	}
 }
 
@@ -170,19 +170,6 @@ func stepBy(by string) string {
 		return "none: nothing to do"
 	}
 	return by
-}
-
-func decisionLine(op Operation) string {
-	d := op.Decision
-	s := d.Action
-	if d.Target != "" {
-		s += " " + d.Target
-	}
-	if d.RetryAfter != "" {
-		s += " in " + d.RetryAfter
-	}
-	fn := map[string]string{"resize": "resize.Decide", "modify": "modify.Decide"}[op.Operation]
-	return fmt.Sprintf("%s: %s (%s on the recorded state alone, as a resizer that has just started decides)", s, d.Reason, fn)
 }
 
 func (t *textWriter) events(events []Event) {

@@ -49,7 +49,8 @@ func TestTextInfeasible(t *testing.T) {
 		"  Next step:    the user\n",
 		"  Then:         The resizer will retry 10Gi at most every 5m0s unless the request changes\n                (--retry-interval-max;",
 		"  You can:      Lower the request to between 1Gi (exclusive, the current capacity) and 10Gi\n",
-		"  Decision:     expand 10Gi: expanding to the requested size (resize.Decide on the recorded state\n",
+		"  Decision:     The resizer will only retry 10Gi, which the driver refused, at most every 5m0s:\n" +
+			"                nothing changes until the request does.\n",
 		"\nModify\n  State:        none\n",
 		"\nEvents (oldest first):\n  3h ago Warning VolumeResizeFailed (external-resizer ebs.csi.example.com): expand volume",
 		"\nNot visible from here:\n  - When exactly the resizer retries",
@@ -84,10 +85,19 @@ func TestTextWithoutStateTime(t *testing.T) {
 		"Resizer:      no resizer is running for driver ebs.csi.example.com",
 		"  State:        pending (since when is not recorded)\n",
 		"  Next step:    the user\n",
+		"  Decision:     The resizer will wait for VolumeAttributesClass \"gold\" to be created, and not call\n",
 		"  - A resizer started without --leader-election holds no Lease",
+		"  - The resizer's flags: there is no Lease of the resizer, which would name the pod it runs in, so\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	// Nothing retries: the resizer waits for the class, and its Lease is
+	// not said to be unreadable, as there is none.
+	for _, wrong := range []string{"When exactly the resizer retries", "could not read", ".Decide"} {
+		if strings.Contains(out, wrong) {
+			t.Errorf("text has %q:\n%s", wrong, out)
 		}
 	}
 }
