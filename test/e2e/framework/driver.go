@@ -188,9 +188,12 @@ func (d *Driver) CreateVolume(ctx context.Context, name string, size int64) (str
 	return resp.GetVolume().GetVolumeId(), nil
 }
 
-// Script sets the answers of the next ControllerExpandVolume and
-// ControllerModifyVolume calls: each call takes the first answer left for
-// its method.
+// Script sets the answers of the next scripted calls: each call takes the
+// first answer left for its method and its volume (an answer without
+// VolumeID is for any volume, so the first claim to call takes it). It
+// rewrites the mock's fault file, whose format the package documentation of
+// test/tools/cmd/csi-mock gives; the same answers scripted twice in a row
+// arm nothing the second time.
 func (d *Driver) Script(answers ...Answer) error {
 	data, err := json.Marshal(answers)
 	if err != nil {

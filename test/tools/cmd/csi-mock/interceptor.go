@@ -29,6 +29,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"k8s.io/klog/v2"
 )
 
 // The scripted and logged methods, as the fault file and the call log name them.
@@ -182,6 +183,9 @@ func (i *interceptor) answer(ctx context.Context, c call, req any, handler grpc.
 	if code, ok := codeNamed(a.Code); ok {
 		return nil, status.Error(code, a.Message)
 	}
+	if a.Code != "" && a.Code != codes.OK.String() {
+		klog.ErrorS(nil, "Fault file entry names no gRPC code: the call is answered as usual", "code", a.Code, "method", c.Method, "volumeID", c.VolumeID)
+	}
 	return handler(ctx, req)
 }
 
@@ -205,7 +209,10 @@ func (i *interceptor) next(method, volume string) answer {
 		if data, err := os.ReadFile(i.faultFile); err == nil && !bytes.Equal(data, i.loaded) {
 			i.loaded = data
 			i.pending = nil
-			_ = json.Unmarshal(data, &i.pending)
+			if err := json.Unmarshal(data, &i.pending); err != nil {
+				klog.ErrorS(err, "Fault file is not a list of answers: nothing is scripted", "path", i.faultFile)
+				i.pending = nil
+			}
 		}
 	}
 	for n, a := range i.pending {

@@ -17,7 +17,64 @@ limitations under the License.
 // Command csi-mock serves the CSI mock driver of Kubernetes' own csi-mock
 // e2e tests on a unix socket, with a gRPC interceptor that injects faults
 // into and records every ControllerExpandVolume and ControllerModifyVolume
-// call, as the Kubernetes e2e does.
+// call, and the node calls kubelet makes (NodeExpandVolume, NodeStageVolume,
+// NodeUnstageVolume, NodePublishVolume, NodeUnpublishVolume), as the
+// Kubernetes e2e does. The e2e suite and `make demo` run it
+// (test/e2e/framework: Driver.Script writes its fault file).
+//
+// # The fault file
+//
+// --fault-file names a JSON list of scripted answers:
+//
+//	[
+//	  {"volumeID": "vol-2", "code": "OutOfRange", "message": "at most 5Gi per volume"},
+//	  {"method": "ControllerModifyVolume", "delay": "8s"},
+//	  {"method": "NodeExpandVolume", "volumeID": "vol-1", "code": "Internal", "message": "resize2fs failed"}
+//	]
+//
+// Every field may be left out:
+//
+//   - method: the call the entry answers, by its short name:
+//     ControllerExpandVolume (also when empty), ControllerModifyVolume,
+//     NodeExpandVolume, NodeStageVolume, NodeUnstageVolume,
+//     NodePublishVolume or NodeUnpublishVolume. Other calls are never
+//     scripted.
+//   - volumeID: the call's volume_id, which is the PV's
+//     spec.csi.volumeHandle. An entry with a volumeID answers only a call on
+//     that volume; one without answers a call on any volume.
+//   - delay: how long the call waits before it answers, as Go's
+//     time.ParseDuration reads it ("8s"). The wait ends early when the
+//     caller gives up, and the call then fails with Canceled or
+//     DeadlineExceeded.
+//   - code: a gRPC code as Go names it ("OutOfRange", "NotFound",
+//     "DeadlineExceeded"): after the delay, the call fails with that code
+//     and message, and the mock does not see it. Empty (or "OK"): after the
+//     delay the mock answers as usual, so an entry may only delay a call, or
+//     only use up a call's turn. A name that is no code is logged, and
+//     answered as empty.
+//   - message: the error's message.
+//
+// Each call of a scripted method takes the first entry, in file order, of
+// its method whose volumeID is empty or its own, and uses it up. Entries
+// of other methods and of other volumes stay, in their order: an entry
+// that names a volume is taken by that volume's calls only, however many
+// other claims grow meanwhile, while an entry without one goes to the next
+// call of its method, on whichever volume it comes first; so with several
+// volumes in play, name the volume. An entry without a volume that comes
+// before one that names a volume in the file is taken first by that
+// volume's calls too. A call that finds no entry is answered by the mock.
+//
+// The file is read again at every scripted call, and its entries replace
+// those left whenever its content changes: write the new list to another
+// file and rename it over the fault file, so that no call reads half of
+// it. Writing the same content again re-arms nothing (an entry already
+// taken stays taken); vary it, or write an empty list between. No file
+// scripts nothing; a file that cannot be read leaves the entries as they
+// were; a file that is not such a list is logged and scripts nothing.
+//
+// --call-log and --received-log record each scripted call when it ends and
+// when it arrives (one JSON line each, see their flags): a call in the
+// received log and not yet in the call log is held by its delay.
 package main
 
 import (
@@ -42,7 +99,7 @@ func main() {
 		noCtrl    = flag.Bool("disable-controller-expansion", false, "Do not advertise controller EXPAND_VOLUME (node-only driver).")
 		offline   = flag.Bool("disable-online-expansion", false, "Advertise OFFLINE expansion only.")
 		modify    = flag.Bool("modify", false, "Advertise the controller capability MODIFY_VOLUME (the mock's ControllerModifyVolume succeeds); without it, MODIFY_VOLUME is not advertised.")
-		faultFile = flag.String("fault-file", "", "JSON list of scripted answers, each {\"method\", \"volumeID\", \"code\", \"message\", \"delay\"}: a call of ControllerExpandVolume (an empty method), ControllerModifyVolume, NodeExpandVolume, NodeStageVolume, NodeUnstageVolume, NodePublishVolume or NodeUnpublishVolume takes the first entry of its method and of its volume (an entry without volumeID matches any), waits delay, then fails with code (a gRPC code name) or, without code, answers normally; the file is read again whenever it changes.")
+		faultFile = flag.String("fault-file", "", "JSON list of scripted answers, each {\"method\", \"volumeID\", \"code\", \"message\", \"delay\"}: a call of ControllerExpandVolume (an empty method), ControllerModifyVolume, NodeExpandVolume, NodeStageVolume, NodeUnstageVolume, NodePublishVolume or NodeUnpublishVolume takes and uses up the first entry, in file order, of its method and of its volume (an entry without volumeID matches any volume; one with a volumeID only that volume's calls), waits delay, then fails with code (a gRPC code name) or, without code, answers normally; the file is read again whenever its content changes, and replaces the entries left. See the package documentation (in test/tools: go doc ./cmd/csi-mock).")
 		unit      = flag.Int64("allocation-unit", 0, "Allocate whole units of this many bytes: a successful ControllerExpandVolume answers the required bytes rounded up to a multiple.")
 		callLog   = flag.String("call-log", "", "File to append one JSON line to per call of a scripted method, when it ends.")
 		received  = flag.String("received-log", "", "File to append one JSON line to per call of a scripted method as soon as it arrives, before its scripted delay ({\"method\", \"volumeID\", \"path\", \"parameters\", \"start\", \"delay\"}, no secrets): a call there and not yet in --call-log is held by the driver.")
