@@ -110,10 +110,10 @@ func CodeOf(err error) (code codes.Code, ok bool) {
 	return withStatus.GRPCStatus().Code(), true
 }
 
-// ReasonUncertain is the reason recorded for a failure without a gRPC code.
-// It names no code on purpose: upstream records Unknown, which is also a
-// code drivers answer and which the CSI spec counts as final, while a call
-// that failed without a status may still complete.
+// ReasonUncertain is the reason recorded for a failure without a gRPC code
+// (upstream records no condition then). It names no code on purpose:
+// Unknown is a code drivers answer, which the CSI spec counts as final,
+// while a call that failed without a status may still complete.
 const ReasonUncertain = "Uncertain"
 
 // ReasonOf is the reason a failure of err is recorded with: the name of its
