@@ -94,8 +94,6 @@ type advice struct {
 // operationWords name an operation's call and its target in advice.
 type operationWords struct {
 	verb, method, target string
-	// noOther says that no other target helps.
-	noOther string
 	// secret says where the Secret sent with the call is configured.
 	secret string
 	// timeout is the resizer's flag that bounds the call.
@@ -104,11 +102,9 @@ type operationWords struct {
 
 var (
 	expandWords = operationWords{verb: "expand", method: "ControllerExpandVolume", target: "size",
-		noOther: "Changing the request does not help: every size fails the same way.",
 		secret:  fmt.Sprintf("the PV's spec.csi.controllerExpandSecretRef, else the StorageClass parameters %s and %s", secrets.NameParam, secrets.NamespaceParam),
 		timeout: "--resize-timeout"}
 	modifyWords = operationWords{verb: "modify", method: "ControllerModifyVolume", target: "class",
-		noOther: "Another class does not help: every class fails the same way.",
 		secret:  fmt.Sprintf("the PV's annotations %s and %s, else the expansion Secret", secrets.ModifyNameAnnotation, secrets.ModifyNamespaceAnnotation),
 		timeout: "--modify-timeout"}
 )
@@ -165,7 +161,6 @@ func (f *facts) volumeUnknown(w operationWords) advice {
 	return advice{until: "until the driver knows the volume",
 		means: fmt.Sprintf("The driver does not know the volume (NotFound): it has no volume with the handle %q of PV %s.", handle, f.pvName()),
 		can: []string{
-			w.noOther,
 			fmt.Sprintf("Check PV %s: its spec.csi.volumeHandle %q must name a volume that driver %s serves (was the volume deleted in the backend, "+
 				"or the PV written by hand, or does the driver run against another backend?); the driver's log shows its lookup. Once it knows the volume, the next retry goes through.",
 				f.pvName(), handle, f.driver),
@@ -193,11 +188,11 @@ func (f *facts) commonAdvice(code string, w operationWords) advice {
 	case codes.Unimplemented.String():
 		return advice{until: "until the driver implements " + w.method,
 			means: fmt.Sprintf("The driver does not implement %s (Unimplemented), though the resizer found it advertised.", w.method),
-			can:   []string{fmt.Sprintf("No %s helps: check the version and the configuration of driver %s.", w.target, f.driver)}}
+			can:   []string{fmt.Sprintf("Check the version and the configuration of driver %s; another %s does not help.", f.driver, w.target)}}
 	case codes.PermissionDenied.String(), codes.Unauthenticated.String():
 		return advice{until: "until the driver is allowed to",
 			means: fmt.Sprintf("The driver or its backend refused the call for want of rights or credentials (%s).", code),
-			can:   []string{fmt.Sprintf("No %s helps: check the driver's credentials for its backend, and the Secret the resizer sends with %s (%s).", w.target, w.method, w.secret)}}
+			can:   []string{fmt.Sprintf("Check the driver's credentials for its backend, and the Secret the resizer sends with %s (%s); another %s does not help.", w.method, w.secret, w.target)}}
 	case codes.DataLoss.String():
 		return advice{until: "until the volume is repaired",
 			means: "The driver reports data lost or corrupted (DataLoss).",

@@ -38,7 +38,7 @@ func (x expansion) failed() step {
 	s.next = fmt.Sprintf("The resizer tries again with backoff (up to --retry-interval-max %s), at the request as it is then: %s now.",
 		x.settings.retryMax(), size(x.d.Target))
 	if !a.retargetHelps {
-		s.next = sentences(s.next, fmt.Sprintf("Every attempt fails the same way %s.", a.until))
+		s.next = sentences(s.next, fmt.Sprintf("Every attempt, at any size, fails the same way %s.", a.until))
 	}
 	s.decision = fmt.Sprintf("call the driver again for %s, with backoff", size(x.d.Target))
 	if a.retargetHelps {
@@ -82,7 +82,7 @@ func (x expansion) infeasible() step {
 		s.by = ByResizer
 		s.next = fmt.Sprintf("The request changed to %s: the resizer tries it at once.", size(x.d.Target))
 		if !a.retargetHelps {
-			s.next = sentences(s.next, fmt.Sprintf("It fails the same way %s.", a.until))
+			s.next = sentences(s.next, fmt.Sprintf("It fails the same way, as any size would, %s.", a.until))
 			s.can = a.can
 		}
 		return s

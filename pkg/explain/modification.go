@@ -178,7 +178,7 @@ func (m modification) modifying() step {
 		can:      append(a.can, m.cancelAdvice()),
 		decision: fmt.Sprintf("call the driver again for class %q, with backoff", m.d.Target)}
 	if !a.retargetHelps {
-		s.next = sentences(s.next, fmt.Sprintf("Every attempt fails the same way %s.", a.until))
+		s.next = sentences(s.next, fmt.Sprintf("Every attempt, with any class, fails the same way %s.", a.until))
 	}
 	return s
 }

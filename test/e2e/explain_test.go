@@ -157,6 +157,24 @@ func checkExplained(t *testing.T, x explain.Explanation, op, state, by string, s
 	t.Errorf("no operation %s in %+v", op, x)
 }
 
+// operationOf is x's operation op; the zero Operation when it has none.
+func operationOf(x explain.Explanation, op string) explain.Operation {
+	for _, o := range x.Operations {
+		if o.Operation == op {
+			return o
+		}
+	}
+	return explain.Operation{}
+}
+
+// checkDecision checks the plain words of the decision on operation op.
+func checkDecision(t *testing.T, x explain.Explanation, op, want string) {
+	t.Helper()
+	if got := operationOf(x, op).Decision.Summary; got != want {
+		t.Errorf("%s: decision %q, want %q", op, got, want)
+	}
+}
+
 // checkRunning checks that x found the resizer running.
 func (e *env) checkRunning(x explain.Explanation) {
 	e.t.Helper()
@@ -203,6 +221,21 @@ func TestExplainResizeStates(t *testing.T) {
 	checkExplained(t, x, "resize", "controller_infeasible", explain.ByUser, "The driver refused 10Gi as infeasible", "at most 5Gi per volume",
 		"The resizer will retry 10Gi at most every 5m0s unless the request changes",
 		"Lower the request to between 1Gi (exclusive, the current capacity) and 10Gi (exclusive)")
+	checkDecision(t, x, "resize", "The resizer will only retry 10Gi, which the driver refused, at most every 5m0s: nothing changes until the request does.")
+
+	// NotFound: the driver does not know the volume, which no size fixes.
+	lost := e.volume("lost", "1Gi")
+	must(t, e.driver.Script(framework.Answer{VolumeID: lost.Handle, Code: "NotFound", Message: "no such volume"}))
+	e.grow("lost", "2Gi")
+	e.waitResizeStatus("lost", "ControllerResizeInfeasible")
+	x = e.explain("lost")
+	checkExplained(t, x, "resize", "controller_infeasible", explain.ByUser, "no such volume",
+		`The driver does not know the volume (NotFound): it has no volume with the handle "`+lost.Handle+`"`,
+		"every attempt, at any size, fails the same way until the driver knows the volume", `Check PV pv-`+e.ns+`-lost: its spec.csi.volumeHandle "`+lost.Handle+`"`)
+	checkDecision(t, x, "resize", "The resizer will only retry 2Gi, which the driver refused, at most every 5m0s: nothing changes until the driver knows the volume.")
+	if op := operationOf(x, "resize"); strings.Contains(strings.Join(op.UserCan, "\n"), "Lower the request") {
+		t.Errorf("NotFound: explain advises another size: %q", op.UserCan)
+	}
 
 	must(t, e.driver.Script(framework.Answer{Code: "Internal", Message: "the backend is down"}))
 	e.volume("failing", "1Gi")
@@ -340,7 +373,11 @@ func TestExplainModifyStates(t *testing.T) {
 	e.waitModifyStatus("refused", fast, v1.PersistentVolumeClaimModifyVolumeInfeasible)
 	x = e.explain("refused")
 	checkExplained(t, x, "modify", "infeasible", explain.ByUser, `The driver refused class "`+fast+`" as infeasible`, "iops 3000 is above the limit",
+		`The driver refused the parameters of class "`+fast+`" (InvalidArgument)`, `Compare the parameters of VolumeAttributesClass "`+fast+`" (iops=3000)`,
 		`The resizer retries class "`+fast+`" in about`, "remove spec.volumeAttributesClassName")
+	if d := operationOf(x, "modify").Decision.Summary; !strings.HasPrefix(d, `The resizer will only retry class "`+fast+`", which the driver refused, in about`) {
+		t.Errorf("modify: decision %q", d)
+	}
 
 	x = e.explain("slow")
 	checkExplained(t, x, "modify", explain.StateNone, explain.ByNone, `The volume is at the class the claim asks for, "`+fast+`".`)
