@@ -32,6 +32,10 @@ import (
 // `kubectl csi-resizer`.
 const ProgramName = "kubectl-csi_resizer"
 
+// CommandName is the command as its usage and its errors name it: the
+// plugin as kubectl runs it.
+const CommandName = "kubectl csi-resizer"
+
 // Exit codes of Command.Run.
 const (
 	ExitOK    = 0
@@ -81,14 +85,14 @@ func (c Command) Run(ctx context.Context, args []string) int {
 	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case err != nil:
-		fmt.Fprintf(c.Stderr, "%s: %v\nRun '%s --help' for usage.\n", ProgramName, err, ProgramName)
+		fmt.Fprintf(c.Stderr, "%s: %v\nRun '%s --help' for usage.\n", CommandName, err, CommandName)
 		return ExitUsage
 	case o.version:
 		fmt.Fprintln(c.Stdout, ProgramName, version.Version)
 		return ExitOK
 	}
 	if err := c.explain(ctx, o); err != nil {
-		fmt.Fprintf(c.Stderr, "%s: %v\n", ProgramName, err)
+		fmt.Fprintf(c.Stderr, "%s: %v\n", CommandName, err)
 		return ExitError
 	}
 	return ExitOK

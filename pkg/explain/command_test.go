@@ -62,7 +62,7 @@ func TestCommandExitCodes(t *testing.T) {
 		name: "kubectl's TYPE/NAME", args: []string{"--namespace=apps", "explain", "pvc/data"}, code: ExitOK, stdout: "Claim:        apps/data (Bound)",
 	}, {
 		name: "claim not found", args: []string{"explain", "-n", "other", "data"}, code: ExitError, noStdout: true,
-		stderr: `kubectl-csi_resizer: persistentvolumeclaims "other/data" not found` + "\n",
+		stderr: `kubectl csi-resizer: persistentvolumeclaims "other/data" not found` + "\n",
 	}, {
 		name: "claim forbidden", args: []string{"explain", "data"}, code: ExitError, noStdout: true,
 		react: func(c *fake.Clientset) {
@@ -79,7 +79,7 @@ func TestCommandExitCodes(t *testing.T) {
 		stdout: `cannot read events of namespace "apps": permission missing: list events in namespace "apps"`,
 	}, {
 		name: "no kubeconfig", args: []string{"--kubeconfig=/missing", "explain", "data"}, code: ExitError, noStdout: true,
-		stderr: "kubectl-csi_resizer: stat /missing: no such file or directory\n",
+		stderr: "kubectl csi-resizer: stat /missing: no such file or directory\n",
 	}, {
 		name: "version", args: []string{"--version"}, code: ExitOK, stdout: "kubectl-csi_resizer " + version.Version + "\n",
 	}, {
@@ -91,9 +91,11 @@ func TestCommandExitCodes(t *testing.T) {
 	}, {
 		name: "no claim", args: []string{"explain"}, code: ExitUsage, noStdout: true, stderr: "explain takes one claim name, got 0",
 	}, {
-		name: "bad output", args: []string{"explain", "data", "-o", "yaml"}, code: ExitUsage, noStdout: true, stderr: `invalid output format "yaml"`,
+		name: "bad output", args: []string{"explain", "data", "-o", "yaml"}, code: ExitUsage, noStdout: true,
+		stderr: "kubectl csi-resizer: invalid output format \"yaml\": use text or json\nRun 'kubectl csi-resizer --help' for usage.\n",
 	}, {
-		name: "unknown flag", args: []string{"explain", "data", "--all"}, code: ExitUsage, noStdout: true, stderr: "flag provided but not defined: -all",
+		name: "unknown flag", args: []string{"explain", "data", "--all"}, code: ExitUsage, noStdout: true,
+		stderr: "kubectl csi-resizer: flag provided but not defined: -all\nRun 'kubectl csi-resizer --help' for usage.\n",
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,6 +112,10 @@ func TestCommandExitCodes(t *testing.T) {
 			}
 			if !strings.Contains(stderr, tc.stderr) || (tc.stderr == "" && stderr != "") {
 				t.Errorf("stderr = %q, want %q", stderr, tc.stderr)
+			}
+			// The usage says `kubectl csi-resizer`: so does every error.
+			if strings.Contains(stderr, ProgramName) || (stderr != "" && !strings.HasPrefix(stderr, CommandName+": ")) {
+				t.Errorf("stderr = %q, want it to name the command %q", stderr, CommandName)
 			}
 		})
 	}
@@ -130,7 +136,7 @@ func TestJSONFieldNames(t *testing.T) {
 		"storageClass.allowVolumeExpansion", "owner.driver", "owner.handled", "owner.why", "resizer.lease", "resizer.status", "resizer.holder",
 		"resizer.renewedAt", "resizer.settings.retryIntervalMax", "resizer.settings.recoverVolumeExpansionFailure", "resizer.settings.from",
 		"operations.0.operation", "operations.0.state", "operations.0.nextStepBy", "operations.0.next", "operations.0.summary",
-		"operations.0.decision.action", "operations.0.decision.target", "operations.0.decision.reason", "operations.1.operation", "unknowns"} {
+		"operations.0.decision.summary", "operations.0.decision.action", "operations.0.decision.target", "operations.0.decision.reason", "operations.1.operation", "unknowns"} {
 		if lookup(got, path) == nil {
 			t.Errorf("JSON has no %s:\n%s", path, stdout)
 		}
