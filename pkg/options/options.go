@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -50,6 +51,7 @@ const (
 	FlagResizeTimeout          = "resize-timeout"
 	FlagModifyTimeout          = "modify-timeout"
 	FlagExtraModifyMetadata    = "extra-modify-metadata"
+	FlagNodeDeployment         = "node-deployment"
 )
 
 // Defaults of --retry-interval-start and --retry-interval-max.
@@ -105,6 +107,11 @@ type Options struct {
 	RetryPeriod time.Duration
 	// LeaderElectionLabels are added to the Lease while this replica leads.
 	LeaderElectionLabels map[string]string
+
+	// NodeDeployment runs one resizer per node (see node.go); NodeName,
+	// from $NODE_NAME, is then the node's name.
+	NodeDeployment bool
+	NodeName       string
 
 	// KubeAPIQPS is the client-side QPS limit towards the API server.
 	KubeAPIQPS float64
@@ -186,6 +193,9 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 	if o.Automaxprocs {
 		enableAutomaxprocs()
 	}
+	if o.NodeDeployment {
+		o.NodeName = os.Getenv(NodeNameEnv)
+	}
 	if !o.ShowVersion {
 		if err := o.validate(); err != nil {
 			return nil, oneLine(err)
@@ -244,6 +254,7 @@ func newFlagSet(o *Options, featureGates *map[string]bool, knownFeatures []strin
 	fs.DurationVar(&o.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "Duration that non-leader candidates will wait to force acquire leadership.")
 	fs.DurationVar(&o.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "Duration that the acting leader will retry refreshing leadership before giving up.")
 	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", 5*time.Second, "Duration the leader election clients should wait between tries of actions.")
+	fs.BoolVar(&o.NodeDeployment, FlagNodeDeployment, false, "Run one resizer on each node, beside a CSI driver of node-local volumes: each instance handles only the volumes whose node affinity pins them to its node, the node named by the NODE_NAME environment variable. Not with --leader-election.")
 	fs.Var(&labelsValue{m: &o.LeaderElectionLabels}, "leader-election-labels", "List of labels to add to the lease when this replica becomes leader, formatted as a comma separated list of `key:value` labels. Example: 'my-label:my-value,my-second-label:my-second-value'")
 
 	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", 5, "QPS to use while communicating with the kubernetes apiserver.")

@@ -102,6 +102,7 @@ func TestDefaults(t *testing.T) {
 		{name: "leader-election-renew-deadline", got: o.RenewDeadline, want: 10 * time.Second},
 		{name: "leader-election-retry-period", got: o.RetryPeriod, want: 5 * time.Second},
 		{name: "leader-election-labels", got: o.LeaderElectionLabels, want: map[string]string{}},
+		{name: "node-deployment", got: o.NodeDeployment, want: false},
 		{name: "kube-api-qps", got: o.KubeAPIQPS, want: 5.0},
 		{name: "kube-api-burst", got: o.KubeAPIBurst, want: 10},
 		{name: "http-endpoint", got: o.HTTPEndpoint, want: ""},

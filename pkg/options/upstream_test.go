@@ -57,6 +57,9 @@ func upstreamFlags() *flag.FlagSet {
 var flagDifferences = map[string]string{
 	"resize-timeout": "ours only",
 	"modify-timeout": "ours only",
+	// Upstream's open PR 573 adds it, with NODE_NAME and without leader
+	// election, as here.
+	"node-deployment": "ours only",
 }
 
 // TestFlagsAgainstUpstream compares our flags with upstream v2.2.1's, flag

@@ -69,6 +69,9 @@ func (o *Options) validate() error {
 	if !strings.HasPrefix(o.MetricsPath, "/") {
 		add("metrics-path", fmt.Sprintf("%q", o.MetricsPath), `must start with "/"`)
 	}
+	if o.NodeDeployment {
+		errs = append(errs, o.validateNodeDeployment()...)
+	}
 	if o.LeaderElection {
 		errs = append(errs, validateLeaderElection(o.LeaseDuration, o.RenewDeadline, o.RetryPeriod)...)
 	}
