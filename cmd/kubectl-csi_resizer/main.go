@@ -15,8 +15,8 @@ limitations under the License.
 */
 
 // Command kubectl-csi_resizer explains a PersistentVolumeClaim's expansion
-// and modification; kubectl runs it as the plugin `kubectl csi-resizer`
-// when it is on the PATH.
+// and modification, and lists the unfinished ones; kubectl runs it as the
+// plugin `kubectl csi-resizer` when it is on the PATH.
 package main
 
 import (
@@ -27,16 +27,34 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/csi-resizer/csi-resizer/pkg/explain"
+	"github.com/csi-resizer/csi-resizer/pkg/list"
 )
 
 func main() {
-	cmd := explain.Command{Stdout: os.Stdout, Stderr: os.Stderr, Connect: connect}
-	os.Exit(cmd.Run(context.Background(), os.Args[1:]))
+	ctx, args := context.Background(), os.Args[1:]
+	if list.IsCommand(args) {
+		cmd := list.Command{Stdout: os.Stdout, Stderr: os.Stderr, Connect: func(kubeconfig, kubeContext string) (list.Reader, string, error) {
+			client, namespace, err := connect(kubeconfig, kubeContext)
+			if err != nil {
+				return nil, "", err
+			}
+			return list.NewReader(client), namespace, nil
+		}}
+		os.Exit(cmd.Run(ctx, args))
+	}
+	cmd := explain.Command{Stdout: os.Stdout, Stderr: os.Stderr, Connect: func(kubeconfig, kubeContext string) (explain.Reader, string, error) {
+		client, namespace, err := connect(kubeconfig, kubeContext)
+		if err != nil {
+			return nil, "", err
+		}
+		return explain.NewReader(client), namespace, nil
+	}}
+	os.Exit(cmd.Run(ctx, args))
 }
 
-// connect loads the kubeconfig as kubectl does, and returns a reader and
+// connect loads the kubeconfig as kubectl does, and returns a client and
 // the namespace of the chosen context.
-func connect(kubeconfig, kubeContext string) (explain.Reader, string, error) {
+func connect(kubeconfig, kubeContext string) (kubernetes.Interface, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfig
 	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
@@ -52,5 +70,5 @@ func connect(kubeconfig, kubeContext string) (explain.Reader, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return explain.NewReader(client), namespace, nil
+	return client, namespace, nil
 }

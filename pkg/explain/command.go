@@ -65,6 +65,8 @@ type options struct {
 }
 
 const usage = `Usage: kubectl csi-resizer explain [-n NAMESPACE] CLAIM [flags]
+       kubectl csi-resizer list [-A | -n NAMESPACE] [--driver DRIVER] [-o wide|json]
+         (the unfinished claims, one line each: kubectl csi-resizer list --help)
 
 Explains, in plain words, where a PersistentVolumeClaim's expansion and
 VolumeAttributesClass modification stand: the state csi-resizer records and
@@ -164,9 +166,9 @@ func (c Command) parse(args []string) (*options, error) {
 func (o *options) validate() error {
 	switch {
 	case len(o.args) == 0:
-		return errors.New("no command: use `explain CLAIM`")
+		return errors.New("no command: use `explain CLAIM` or `list`")
 	case o.args[0] != "explain":
-		return fmt.Errorf("unknown command %q: the only command is `explain CLAIM`", o.args[0])
+		return fmt.Errorf("unknown command %q: the commands are `explain CLAIM` and `list`", o.args[0])
 	case len(o.args) != 2:
 		return fmt.Errorf("explain takes one claim name, got %d", len(o.args)-1)
 	case o.output != "text" && o.output != "json":
