@@ -38,6 +38,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -98,6 +99,11 @@ type Config struct {
 	Classes cache.SharedIndexInformer
 	// Pods is nil unless --handle-volume-inuse-error is on.
 	Pods *inuse.Tracker
+	// Node is nil unless --node-deployment is on: it then knows this
+	// instance's node, and only the claims whose volumes are pinned to it
+	// are handled (ownership.Scope). Its informer must not have been
+	// started: Volumes then keep the volumes' node affinity.
+	Node *nodeaffinity.Watcher
 	// OnlyOffline is true when the driver expands only volumes no pod uses.
 	OnlyOffline bool
 	// RetryStart and RetryMax bound the per-claim exponential backoff;
@@ -116,9 +122,11 @@ type Controller struct {
 	vacs    storagelisters.VolumeAttributesClassLister
 	queue   workqueue.TypedRateLimitingInterface[string]
 	memory  *memory
-	synced  []cache.InformerSynced
-	ready   bool
-	readyMu sync.RWMutex
+	// unpinned is done once a volume without node affinity was logged.
+	unpinned sync.Once
+	synced   []cache.InformerSynced
+	ready    bool
+	readyMu  sync.RWMutex
 }
 
 // New builds a Controller and registers its event handlers. The informers
@@ -146,7 +154,12 @@ func New(cfg Config) (*Controller, error) {
 	if err := cfg.Claims.SetTransform(slim.TransformClaim); err != nil {
 		return nil, fmt.Errorf("slim claims: %w", err)
 	}
-	if err := cfg.Volumes.SetTransform(slim.TransformVolume); err != nil {
+	volumes := slim.TransformVolume
+	if cfg.Node != nil {
+		volumes = slim.TransformVolumeWithAffinity
+		c.synced = append(c.synced, cfg.Node.HasSynced)
+	}
+	if err := cfg.Volumes.SetTransform(volumes); err != nil {
 		return nil, fmt.Errorf("slim volumes: %w", err)
 	}
 	if err := c.registerHandlers(); err != nil {

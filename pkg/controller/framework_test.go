@@ -277,8 +277,12 @@ func (e *env) replace(inf cache.SharedIndexInformer, items any) {
 			objs = append(objs, slim.NewClaim(&list[i]))
 		}
 	case []v1.PersistentVolume:
+		project := slim.NewVolume
+		if e.ctrl.Node != nil {
+			project = slim.NewVolumeWithAffinity
+		}
 		for i := range list {
-			objs = append(objs, slim.NewVolume(&list[i]))
+			objs = append(objs, project(&list[i]))
 		}
 	case []storagev1.StorageClass:
 		for i := range list {

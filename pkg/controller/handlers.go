@@ -46,6 +46,9 @@ func (c *Controller) registerHandlers() error {
 			return err
 		}
 	}
+	if c.Node != nil {
+		c.Node.OnChange(c.nodeChanged)
+	}
 	if c.Pods != nil {
 		return c.Pods.OnRelease(func(namespace, claim string) {
 			c.queue.Add(namespace + "/" + claim)

@@ -35,6 +35,9 @@ import (
 type memory struct {
 	resize track[resource.Quantity, expansion]
 	modify track[string, struct{}]
+	// refused is the last refusal of each claim that --node-deployment
+	// refuses and that an event told (see refuse).
+	refused remembered[string]
 
 	mu      sync.Mutex
 	claims  map[string]*v1.PersistentVolumeClaim
@@ -166,6 +169,7 @@ func (m *memory) freshVolume(cached *v1.PersistentVolume) *v1.PersistentVolume {
 func (m *memory) forget(key string) {
 	m.resize.forget(key)
 	m.modify.forget(key)
+	m.refused.forget(key)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.claims, key)
@@ -182,7 +186,7 @@ func (m *memory) forgetVolume(name string) {
 func (m *memory) size() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.resize.len() + m.modify.len() + len(m.claims) + len(m.volumes)
+	return m.resize.len() + m.modify.len() + m.refused.len() + len(m.claims) + len(m.volumes)
 }
 
 type versioned interface {

@@ -89,14 +89,23 @@ func (c *Controller) plan(ctx context.Context, key string, warn bool) (*v1.Persi
 	if err != nil || pvc == nil {
 		return nil, nil, nil, err
 	}
-	verdict, reason := ownership.Check(pvc, pv, c.Driver)
+	verdict, reason := c.scope().Check(pvc, pv)
 	switch verdict {
 	case ownership.WaitForPV:
 		return nil, nil, nil, fmt.Errorf("claim %s: %w", key, errVolumeNotCached)
-	case ownership.Ignore:
-		logger.V(5).Info("Ignoring claim", "reason", reason)
+	case ownership.Owned:
+	default:
+		c.notOwned(logger, key, pvc, pv, verdict, reason)
+		logger.V(5).Info("Ignoring claim", "verdict", verdict, "reason", reason)
 		return nil, nil, nil, nil
 	}
+	p := c.decide(logger, key, pvc, pv, warn)
+	return pvc, pv, &p, nil
+}
+
+// decide makes both decisions about a claim of ours; warn asks for the
+// warning about a size that cannot be decided on.
+func (c *Controller) decide(logger klog.Logger, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, warn bool) plan {
 	var p plan
 	now := c.Clock.Now()
 	if c.Resizer != nil {
@@ -116,7 +125,7 @@ func (c *Controller) plan(ctx context.Context, key string, warn bool) (*v1.Persi
 		p.modify = modify.Decide(modify.StateOf(c.Driver, pvc, pv, c.classDriver, c.memory.modify.failures.get(id)), now, c.RetryMax)
 		logger.V(4).Info("Decided", "operation", "modify", "action", p.modify.Action, "target", p.modify.Target, "reason", p.modify.Reason)
 	}
-	return pvc, pv, &p, nil
+	return p
 }
 
 // objects reads the claim and its PV from the caches, each replaced by the

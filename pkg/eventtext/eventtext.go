@@ -42,6 +42,13 @@ const (
 	ReasonModifyCanceled   = "VolumeModifyCanceled"
 )
 
+// ReasonNodeAffinityConflict is the reason of the warning of a resizer run
+// with --node-deployment that refuses a claim of its driver: the volume's
+// node affinity selects the instance's node but does not pin the volume to
+// it alone, so no instance resizes or modifies it. Ours only: upstream has
+// no --node-deployment.
+const ReasonNodeAffinityConflict = "NodeAffinityConflict"
+
 // Parts of the message of a ReasonResizeFailed event about a volume in use.
 const (
 	// OfflineOnly is in the message of an expansion held back while pods

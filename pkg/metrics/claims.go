@@ -21,6 +21,8 @@ import (
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
 
+	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
+	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
@@ -39,6 +41,10 @@ type Leadership interface {
 type ClaimsConfig struct {
 	// Driver is the CSI driver name, the driver_name label.
 	Driver string
+	// Node is nil unless --node-deployment is on: only the claims whose
+	// volumes are pinned to the node are then counted, those the
+	// controller handles (ownership.Scope).
+	Node *nodeaffinity.Watcher
 	// Claims holds *slim.Claim and Volumes *slim.Volume by name: the
 	// controller's informer caches.
 	Claims, Volumes cache.Store
@@ -126,7 +132,7 @@ func (c *claimsCollector) tally() tally {
 			continue
 		}
 		entries := unfinished.Append(buf[:0], claim, c.HeldBack)
-		if len(entries) == 0 || !own.owned(claim, c.volume(claim.VolumeName), c.Driver) {
+		if len(entries) == 0 || !own.owned(claim, c.volume(claim.VolumeName), ownership.Scope{Driver: c.Driver, Node: c.Node}) {
 			continue
 		}
 		for _, e := range entries {

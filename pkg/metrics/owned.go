@@ -26,19 +26,22 @@ import (
 // owner answers ownership.Check, as the controller asks it, for cached
 // claims and PVs. For a CSI volume it fills objects it reuses with what
 // Check reads (identity, phase, volume name, claimRef, the CSI driver and
-// handle) instead of rebuilding whole ones, which would allocate for every
-// claim a scrape counts. In-tree volumes, rare, are rebuilt whole: the
+// handle, the node affinity when the cache keeps it) instead of rebuilding
+// whole ones, which would allocate for every claim a scrape counts. In-tree volumes, rare, are rebuilt whole: the
 // migration translation reads their source and labels, and the claim's
 // annotations.
 type owner struct {
-	pvc v1.PersistentVolumeClaim
-	pv  v1.PersistentVolume
-	ref v1.ObjectReference
-	csi v1.CSIPersistentVolumeSource
+	pvc      v1.PersistentVolumeClaim
+	pv       v1.PersistentVolume
+	ref      v1.ObjectReference
+	csi      v1.CSIPersistentVolumeSource
+	affinity v1.VolumeNodeAffinity
 }
 
-// owned reports whether c, bound to v (nil when not cached), is driver's.
-func (o *owner) owned(c *slim.Claim, v *slim.Volume, driver string) bool {
+// owned reports whether c, bound to v (nil when not cached), is in scope:
+// its driver's, and with --node-deployment pinned to the node.
+func (o *owner) owned(c *slim.Claim, v *slim.Volume, scope ownership.Scope) bool {
+	driver := scope.Driver
 	var pv *v1.PersistentVolume
 	pvc := o.claim(c)
 	switch {
@@ -51,7 +54,7 @@ func (o *owner) owned(c *slim.Claim, v *slim.Volume, driver string) bool {
 	default:
 		pv = o.volume(v)
 	}
-	verdict, _ := ownership.Check(pvc, pv, driver)
+	verdict, _ := scope.Check(pvc, pv)
 	return verdict == ownership.Owned
 }
 
@@ -71,5 +74,10 @@ func (o *owner) volume(v *slim.Volume) *v1.PersistentVolume {
 	}
 	o.csi = v1.CSIPersistentVolumeSource{Driver: v.CSI.Driver, VolumeHandle: v.CSI.VolumeHandle}
 	o.pv.Spec.CSI = &o.csi
+	o.pv.Spec.NodeAffinity = nil
+	if v.NodeAffinity != nil {
+		o.affinity.Required = v.NodeAffinity
+		o.pv.Spec.NodeAffinity = &o.affinity
+	}
 	return &o.pv
 }

@@ -22,6 +22,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
@@ -48,7 +49,7 @@ func TestOwnedAgreesWithCheck(t *testing.T) {
 				}
 				verdict, reason := ownership.Check(c.PVC(), whole, driver)
 				want := verdict == ownership.Owned
-				if got := o.owned(c, v, driver); got != want {
+				if got := o.owned(c, v, ownership.Scope{Driver: driver}); got != want {
 					t.Errorf("driver %q, claim %d, volume %d: owned = %v, Check says %v (%s)", driver, ci, vi, got, verdict, reason)
 				}
 				if want {
@@ -116,9 +117,51 @@ func TestOwnedAllocatesNothingForCSIVolumes(t *testing.T) {
 	for _, pv := range []*v1.PersistentVolume{ownershipVolumes()[1], ownershipVolumes()[3]} {
 		v := slim.NewVolume(pv)
 		var o owner
-		allocs := testing.AllocsPerRun(100, func() { o.owned(c, v, testDriver) })
+		allocs := testing.AllocsPerRun(100, func() { o.owned(c, v, ownership.Scope{Driver: testDriver}) })
 		if allocs != 0 {
 			t.Errorf("volume of driver %s: owned allocated %v times, want 0", pv.Spec.CSI.Driver, allocs)
+		}
+	}
+}
+
+// TestOwnedAgreesWithCheckOnNode is TestOwnedAgreesWithCheck with
+// --node-deployment: volumes pinned to the node, to another node, to a
+// zone, and without node affinity, cached with their affinity.
+func TestOwnedAgreesWithCheckOnNode(t *testing.T) {
+	node := nodeaffinity.NewWatcher("node-1")
+	node.Set(&nodeaffinity.Node{Name: "node-1", Labels: map[string]string{v1.LabelHostname: "host-1", v1.LabelTopologyZone: "z1"}})
+	scope := ownership.Scope{Driver: testDriver, Node: node}
+	pinned := func(key, value string) *v1.VolumeNodeAffinity {
+		return &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+			MatchExpressions: []v1.NodeSelectorRequirement{{Key: key, Operator: v1.NodeSelectorOpIn, Values: []string{value}}},
+		}}}}
+	}
+	var o owner
+	verdicts := map[ownership.Verdict]int{}
+	for _, affinity := range []*v1.VolumeNodeAffinity{
+		nil, pinned(v1.LabelHostname, "host-1"), pinned(v1.LabelHostname, "host-2"), pinned(v1.LabelTopologyZone, "z1"),
+	} {
+		for ci, pvc := range ownershipClaims() {
+			for vi, pv := range ownershipVolumes() {
+				c := slim.NewClaim(pvc)
+				var v *slim.Volume
+				var whole *v1.PersistentVolume
+				if pv != nil {
+					pv.Spec.NodeAffinity = affinity
+					v = slim.NewVolumeWithAffinity(pv)
+					whole = v.PV()
+				}
+				verdict, reason := scope.Check(c.PVC(), whole)
+				verdicts[verdict]++
+				if got := o.owned(c, v, scope); got != (verdict == ownership.Owned) {
+					t.Errorf("affinity %v, claim %d, volume %d: owned = %v, Check says %v (%s)", affinity, ci, vi, got, verdict, reason)
+				}
+			}
+		}
+	}
+	for _, v := range []ownership.Verdict{ownership.Owned, ownership.Ignore, ownership.Refused, ownership.NoNodeAffinity} {
+		if verdicts[v] == 0 {
+			t.Errorf("no pair was %v: the table does not test it", v)
 		}
 	}
 }

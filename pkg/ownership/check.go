@@ -15,14 +15,17 @@ limitations under the License.
 */
 
 // Package ownership decides which PVCs this resizer handles: those whose PV belongs to our CSI
-// driver, directly or through CSI migration. A PVC of another driver must never be touched, so
-// every doubt ends in Ignore.
+// driver, directly or through CSI migration, and with --node-deployment only those whose PV is
+// pinned to the instance's node (package nodeaffinity). A PVC of another driver must never be
+// touched, so every doubt ends in Ignore.
 package ownership
 
 import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
 )
 
 // ResizerAnnotation is the PVC annotation in which kube-controller-manager names the resizer of
@@ -41,6 +44,12 @@ const (
 	// WaitForPV means the bound PV is not in the informer cache yet: retry with backoff, since
 	// the PV informer may lag behind the PVC informer.
 	WaitForPV
+	// Refused, with --node-deployment only, means the volume is our driver's and this node can
+	// use it, but so may other nodes: one volume has one resizer, so no instance takes it.
+	Refused
+	// NoNodeAffinity, with --node-deployment only, means the volume is our driver's but has no
+	// required node affinity: it is pinned to no node, so no instance takes it.
+	NoNodeAffinity
 )
 
 // String returns the verdict's name, for logs.
@@ -52,19 +61,41 @@ func (v Verdict) String() string {
 		return "Owned"
 	case WaitForPV:
 		return "WaitForPV"
+	case Refused:
+		return "Refused"
+	case NoNodeAffinity:
+		return "NoNodeAffinity"
 	}
 	return fmt.Sprintf("Verdict(%d)", int(v))
 }
 
+// Scope is what one resizer instance handles.
+type Scope struct {
+	// Driver is our driver name.
+	Driver string
+	// Node is nil for a resizer of the whole cluster. With --node-deployment it knows the
+	// instance's node, and only the volumes that package nodeaffinity pins to that node are
+	// the instance's.
+	Node *nodeaffinity.Watcher
+}
+
+// Check decides whether pvc is ours for a resizer of the whole cluster: Scope{Driver: driver}.
+func Check(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, driver string) (Verdict, string) {
+	return Scope{Driver: driver}.Check(pvc, pv)
+}
+
 // Check decides whether pvc is ours. pv is the PV looked up by pvc.Spec.VolumeName, nil when it
-// is not in the cache; driver is our driver name. The reason explains the verdict in V(4) logs.
+// is not in the cache. The reason explains the verdict in V(4) logs.
 //
 // The claimRef must match the PVC's namespace, name and UID: a PV released from a deleted PVC
 // and a PVC of the same name created again must not be confused. A CSI PV is ours when its
 // driver is ours; an in-tree PV only when CSI migration maps it to our driver and
 // kube-controller-manager named our driver as the PVC's resizer, which it does only once
-// migration is on for that plugin.
-func Check(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, driver string) (Verdict, string) {
+// migration is on for that plugin. With a Node, a volume of our driver is ours only when it is
+// pinned to the node; Refused and NoNodeAffinity say why one that is not pinned to any node is
+// no instance's.
+func (s Scope) Check(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) (Verdict, string) {
+	driver := s.Driver
 	switch {
 	case pvc == nil:
 		return Ignore, "no claim given"
@@ -90,7 +121,7 @@ func Check(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, driver string
 		case csi.VolumeHandle == "":
 			return Ignore, "CSI volume of our driver has an empty volumeHandle"
 		}
-		return Owned, "CSI volume of our driver"
+		return s.onNode(pv, "CSI volume of our driver")
 	}
 
 	src, err := Source(pv)
@@ -103,7 +134,27 @@ func Check(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, driver string
 	if resizer := pvc.Annotations[ResizerAnnotation]; resizer != driver {
 		return Ignore, fmt.Sprintf("in-tree volume of our driver, but annotation %s is %q: CSI migration is not on for it", ResizerAnnotation, resizer)
 	}
-	return Owned, "in-tree volume migrated to our driver"
+	return s.onNode(pv, "in-tree volume migrated to our driver")
+}
+
+// onNode applies the node rule, when there is one, to pv, a volume of our driver.
+func (s Scope) onNode(pv *v1.PersistentVolume, ours string) (Verdict, string) {
+	if s.Node == nil {
+		return Owned, ours
+	}
+	node := s.Node.Current()
+	result, why := nodeaffinity.Match(pv, node)
+	switch {
+	case result == nodeaffinity.Pinned:
+		return Owned, ours + ": " + why
+	case result == nodeaffinity.Shared:
+		return Refused, fmt.Sprintf("%s that node %s can use, but not the only node that can: %s", ours, node.Name, why)
+	case result == nodeaffinity.NoAffinity:
+		return NoNodeAffinity, ours + ", but " + why + ": it is pinned to no node, and no --node-deployment instance handles it"
+	case node == nil:
+		return Ignore, fmt.Sprintf("%s, but Node %s is not known: it was not found, or was deleted", ours, s.Node.Name())
+	}
+	return Ignore, ours + ", but " + why
 }
 
 // claimRefMismatch returns why pv is not bound to pvc, or "" when it is.

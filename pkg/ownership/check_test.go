@@ -235,7 +235,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestVerdictString(t *testing.T) {
-	for v, want := range map[Verdict]string{Ignore: "Ignore", Owned: "Owned", WaitForPV: "WaitForPV", Verdict(7): "Verdict(7)"} {
+	for v, want := range map[Verdict]string{Ignore: "Ignore", Owned: "Owned", WaitForPV: "WaitForPV", Refused: "Refused", NoNodeAffinity: "NoNodeAffinity", Verdict(7): "Verdict(7)"} {
 		if got := v.String(); got != want {
 			t.Errorf("Verdict(%d).String() = %q, want %q", int(v), got, want)
 		}

@@ -276,3 +276,39 @@ func TestAnnotationsWithOnlyLastApplied(t *testing.T) {
 		t.Errorf("the decoded claim's annotations changed: %v", pvc.Annotations)
 	}
 }
+
+func TestVolumeWithAffinityKeepsTheRequiredNodeAffinity(t *testing.T) {
+	required := &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+		MatchExpressions: []v1.NodeSelectorRequirement{{Key: v1.LabelHostname, Operator: v1.NodeSelectorOpIn, Values: []string{"host-1"}}},
+	}}}
+	pv := &v1.PersistentVolume{
+		ObjectMeta: fullMeta("pv-1", ""),
+		Spec: v1.PersistentVolumeSpec{
+			NodeAffinity:           &v1.VolumeNodeAffinity{Required: required},
+			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: "d", VolumeHandle: "h"}},
+		},
+	}
+	if got := NewVolume(pv).PV().Spec.NodeAffinity; got != nil {
+		t.Errorf("NewVolume kept the node affinity %v", got)
+	}
+	obj, err := TransformVolumeWithAffinity(pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := obj.(*Volume)
+	want := required.DeepCopy()
+	for _, got := range []*v1.PersistentVolume{v.PV(), v.DeepCopyObject().(*Volume).PV()} {
+		if got.Spec.NodeAffinity == nil || !apiequality.Semantic.DeepEqual(got.Spec.NodeAffinity.Required, want) {
+			t.Fatalf("node affinity %v, want required %v", got.Spec.NodeAffinity, want)
+		}
+		got.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Values[0] = "changed"
+	}
+	cp := v.DeepCopyObject().(*Volume)
+	cp.NodeAffinity.NodeSelectorTerms[0].MatchExpressions[0].Key = "changed"
+	if !apiequality.Semantic.DeepEqual(v.NodeAffinity, want) {
+		t.Errorf("projection changed through a copy: %v", v.NodeAffinity)
+	}
+	if got := NewVolumeWithAffinity(&v1.PersistentVolume{}); got.NodeAffinity != nil {
+		t.Errorf("node affinity %v of a volume without one", got.NodeAffinity)
+	}
+}

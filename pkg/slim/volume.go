@@ -51,6 +51,10 @@ type Volume struct {
 	StorageClassName string
 	// Class is spec.volumeAttributesClassName.
 	Class *string
+	// NodeAffinity is spec.nodeAffinity.required, kept only by
+	// NewVolumeWithAffinity: with --node-deployment it says which node's
+	// resizer the volume is.
+	NodeAffinity *v1.NodeSelector
 }
 
 // CSISource is what the resizer reads of spec.csi: not the volume
@@ -92,6 +96,16 @@ func NewVolume(pv *v1.PersistentVolume) *Volume {
 	return v
 }
 
+// NewVolumeWithAffinity is NewVolume that also keeps the required node
+// affinity, which it shares with pv.
+func NewVolumeWithAffinity(pv *v1.PersistentVolume) *Volume {
+	v := NewVolume(pv)
+	if a := pv.Spec.NodeAffinity; a != nil {
+		v.NodeAffinity = a.Required
+	}
+	return v
+}
+
 // PV returns a new PV holding the kept fields.
 func (v *Volume) PV() *v1.PersistentVolume {
 	pv := &v1.PersistentVolume{
@@ -107,6 +121,9 @@ func (v *Volume) PV() *v1.PersistentVolume {
 	}
 	if v.Bound {
 		pv.Spec.ClaimRef = &v1.ObjectReference{Namespace: v.ClaimNamespace, Name: v.ClaimName, UID: v.ClaimUID}
+	}
+	if v.NodeAffinity != nil {
+		pv.Spec.NodeAffinity = &v1.VolumeNodeAffinity{Required: v.NodeAffinity.DeepCopy()}
 	}
 	switch {
 	case v.InTree != nil:
@@ -124,6 +141,10 @@ func (v *Volume) PV() *v1.PersistentVolume {
 // into a *Volume.
 var TransformVolume = transform(NewVolume)
 
+// TransformVolumeWithAffinity is TransformVolume that keeps the required
+// node affinity (NewVolumeWithAffinity).
+var TransformVolumeWithAffinity = transform(NewVolumeWithAffinity)
+
 // DeepCopyObject returns a deep copy of v.
 func (v *Volume) DeepCopyObject() runtime.Object {
 	out := *v
@@ -139,6 +160,7 @@ func (v *Volume) DeepCopyObject() runtime.Object {
 	out.VolumeMode = copyMode(v.VolumeMode)
 	out.MountOptions = slices.Clone(v.MountOptions)
 	out.Class = copyString(v.Class)
+	out.NodeAffinity = v.NodeAffinity.DeepCopy()
 	return &out
 }
 

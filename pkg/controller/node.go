@@ -1,0 +1,102 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
+	"github.com/csi-resizer/csi-resizer/pkg/ownership"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
+)
+
+// ReasonNodeAffinityConflict is the reason of the warning on a claim that
+// --node-deployment refuses.
+const ReasonNodeAffinityConflict = eventtext.ReasonNodeAffinityConflict
+
+// scope is what this controller handles: its driver's volumes, and with
+// --node-deployment only those pinned to its node.
+func (c *Controller) scope() ownership.Scope {
+	return ownership.Scope{Driver: c.Driver, Node: c.Node}
+}
+
+// notOwned says why a claim of our driver that --node-deployment gives to
+// no instance is left: a volume without node affinity in one log line for
+// all (the first one met), a volume that other nodes may use in an event
+// on the claim (refuse).
+func (c *Controller) notOwned(logger klog.Logger, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, verdict ownership.Verdict, reason string) {
+	switch verdict {
+	case ownership.NoNodeAffinity:
+		c.unpinned.Do(func() {
+			logger.Info("Volumes of the driver without node affinity are no --node-deployment instance's: their claims are neither resized nor modified (said once, for the first such volume; the others at V(5))",
+				"pv", pv.Name, "reason", reason)
+		})
+	case ownership.Refused:
+		c.refuse(logger, key, pvc, pv, reason)
+	}
+}
+
+// refuse warns on a claim that --node-deployment refuses: its volume's
+// node affinity selects this node but may select others, so no instance
+// acts on it, and reason names the term that leaves it open. The warning
+// is given once per claim and reason, and only when the claim asks for
+// something, as the decisions say: every instance whose node the affinity
+// selects refuses the claim, and a warning on every claim of a zonal driver
+// from every node of the zone would drown the ones that matter.
+func (c *Controller) refuse(logger klog.Logger, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, reason string) {
+	if p := c.decide(logger, key, pvc, pv, false); p.first() == noOperation {
+		return
+	}
+	id := idOf(key, pvc)
+	if last := c.memory.refused.get(id); last != nil && *last == reason {
+		return
+	}
+	c.memory.refused.set(id, reason)
+	logger.Info("Refused: the volume's node affinity does not pin it to this node alone", "pv", pv.Name, "reason", reason)
+	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonNodeAffinityConflict, fmt.Sprintf(
+		"volume %s is neither resized nor modified by a resizer of --node-deployment: %s; one volume has one resizer, that of the one node its node affinity pins it to",
+		pv.Name, reason))
+}
+
+// nodeChanged queues the claims of the volumes whose verdict the change of
+// the node's labels changes: a volume newly pinned to the node is handled
+// at once, not at the next resync; one no longer pinned is left; one that
+// other nodes may now use is refused. It reads the PV cache and keeps
+// nothing.
+func (c *Controller) nodeChanged(old, cur *nodeaffinity.Node) {
+	var (
+		pv       v1.PersistentVolume
+		affinity v1.VolumeNodeAffinity
+	)
+	pv.Spec.NodeAffinity = &affinity
+	for _, obj := range c.Volumes.GetIndexer().List() {
+		v, ok := obj.(*slim.Volume)
+		if !ok || !v.Bound || v.NodeAffinity == nil || v.CSI != nil && v.CSI.Driver != c.Driver {
+			continue
+		}
+		affinity.Required = v.NodeAffinity
+		was, _ := nodeaffinity.Match(&pv, old)
+		is, _ := nodeaffinity.Match(&pv, cur)
+		if was != is {
+			c.queue.Add(v.ClaimNamespace + "/" + v.ClaimName)
+		}
+	}
+}
