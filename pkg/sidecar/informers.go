@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -37,13 +38,20 @@ type informers struct {
 	pods                     cache.SharedIndexInformer // nil without in-use handling
 	attributeClasses         cache.SharedIndexInformer // nil without volume modification
 	tracker                  *inuse.Tracker
+	node                     cache.SharedIndexInformer // nil without --node-deployment
+	// nodeWatcher knows the instance's Node from node; nil without
+	// --node-deployment.
+	nodeWatcher *nodeaffinity.Watcher
 }
 
 // newInformers builds the informers; pods are watched only when in-use
 // handling is on, through a slim projection. The controller gives the claim
 // and PV informers their projections (package slim); StorageClasses, few
 // and read whole, only lose their managed fields.
-func newInformers(client kubernetes.Interface, resync time.Duration, pods, attributeClasses bool) (*informers, error) {
+//
+// With --node-deployment, nodeName names the instance's Node, which is
+// watched alone and read by a nodeaffinity.Watcher; "" otherwise.
+func newInformers(client kubernetes.Interface, resync time.Duration, pods, attributeClasses bool, nodeName string) (*informers, error) {
 	inf := &informers{
 		claims:  coreinformers.NewPersistentVolumeClaimInformer(client, metav1.NamespaceAll, resync, cache.Indexers{}),
 		volumes: coreinformers.NewPersistentVolumeInformer(client, resync, cache.Indexers{}),
@@ -55,6 +63,16 @@ func newInformers(client kubernetes.Interface, resync time.Duration, pods, attri
 	if attributeClasses {
 		inf.attributeClasses = storageinformers.NewVolumeAttributesClassInformer(client, resync, cache.Indexers{})
 		if err := inf.attributeClasses.SetTransform(withoutManagedFields); err != nil {
+			return nil, err
+		}
+	}
+	if nodeName != "" {
+		node, err := nodeaffinity.NewInformer(client, nodeName, resync)
+		if err != nil {
+			return nil, err
+		}
+		inf.node, inf.nodeWatcher = node, nodeaffinity.NewWatcher(nodeName)
+		if err := inf.nodeWatcher.Watch(node); err != nil {
 			return nil, err
 		}
 	}
@@ -71,7 +89,7 @@ func newInformers(client kubernetes.Interface, resync time.Duration, pods, attri
 
 // all lists the informers; those switched off are nil.
 func (inf *informers) all() []cache.SharedIndexInformer {
-	return []cache.SharedIndexInformer{inf.claims, inf.volumes, inf.classes, inf.pods, inf.attributeClasses}
+	return []cache.SharedIndexInformer{inf.claims, inf.volumes, inf.classes, inf.pods, inf.attributeClasses, inf.node}
 }
 
 // start runs every informer until stop is closed.

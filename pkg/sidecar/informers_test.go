@@ -114,10 +114,12 @@ func TestInformers(t *testing.T) {
 	tests := []struct {
 		name                   string
 		pods, attributeClasses bool
+		node                   string
 	}{
 		{name: "in-use handling on watches pods", pods: true},
 		{name: "in-use handling off watches no pods"},
 		{name: "modification on watches VolumeAttributesClasses", attributeClasses: true},
+		{name: "node deployment watches its node", node: "node-1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,8 +127,9 @@ func TestInformers(t *testing.T) {
 			class.Namespace = ""
 			vac := &storagev1.VolumeAttributesClass{ObjectMeta: heavy(map[string]string{slim.LastApplied: "{...}", "keep": "me"}), DriverName: "d"}
 			vac.Namespace = ""
-			client := fake.NewClientset(class, vac)
-			inf, err := newInformers(client, 0, tc.pods, tc.attributeClasses)
+			node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{"a": "b"}}}
+			client := fake.NewClientset(class, vac, node)
+			inf, err := newInformers(client, 0, tc.pods, tc.attributeClasses, tc.node)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,6 +138,9 @@ func TestInformers(t *testing.T) {
 			}
 			if got := inf.attributeClasses != nil; got != tc.attributeClasses {
 				t.Fatalf("VolumeAttributesClasses watched = %v, want %v", got, tc.attributeClasses)
+			}
+			if got := inf.node != nil && inf.nodeWatcher != nil; got != (tc.node != "") {
+				t.Fatalf("node watched = %v, want %v", got, tc.node != "")
 			}
 			stop := make(chan struct{})
 			defer close(stop)
@@ -147,6 +153,11 @@ func TestInformers(t *testing.T) {
 			}
 			if !cache.WaitForCacheSync(stop, synced...) {
 				t.Fatal("caches did not sync")
+			}
+			if tc.node != "" {
+				if n := inf.nodeWatcher.Current(); n == nil || n.Name != tc.node || n.Labels["a"] != "b" {
+					t.Errorf("node known after sync: %+v", n)
+				}
 			}
 			lean := []cache.SharedIndexInformer{inf.classes}
 			if inf.attributeClasses != nil {

@@ -125,7 +125,11 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *driv
 	if !modifies {
 		logger.Info("Volume modification is off: "+why, "driver", d.name)
 	}
-	inf, err := newInformers(cs.work, o.ResyncPeriod, o.HandleVolumeInUseError, modifies)
+	nodeName, err := nodeOf(ctx, o, cs.work)
+	if err != nil {
+		return nil, nil, err
+	}
+	inf, err := newInformers(cs.work, o.ResyncPeriod, o.HandleVolumeInUseError, modifies, nodeName)
 	if err != nil {
 		return nil, nil, fmt.Errorf("informers: %w", err)
 	}
@@ -142,6 +146,7 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *driv
 		Volumes:             inf.volumes,
 		Classes:             inf.classes,
 		Pods:                inf.tracker,
+		Node:                inf.nodeWatcher,
 		OnlyOffline:         d.caps.OnlyOffline(),
 		RetryStart:          o.RetryIntervalStart,
 		RetryMax:            o.RetryIntervalMax,

@@ -73,7 +73,7 @@ func (s *server) Leading() bool { return s.leading.Load() && s.ctrl.Ready() }
 func (s *server) registerClaims(registry k8smetrics.KubeRegistry, d *driver) {
 	inf := s.ctrl.informers
 	resizemetrics.RegisterClaims(registry, resizemetrics.ClaimsConfig{
-		Driver: d.name, Claims: inf.claims.GetIndexer(), Volumes: inf.volumes.GetIndexer(),
+		Driver: d.name, Node: inf.nodeWatcher, Claims: inf.claims.GetIndexer(), Volumes: inf.volumes.GetIndexer(),
 		Leader: s, HeldBack: claimsHeldBack(s.ctrl),
 	})
 }

@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecar
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/csi-resizer/csi-resizer/pkg/options"
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
+)
+
+const driverNodeKey = "topology.test.csi/node"
+
+// onNodes gives the claim's PV one term of key In values.
+func onNodes(pv *v1.PersistentVolume, key string, values ...string) *v1.PersistentVolume {
+	pv.Spec.NodeAffinity = &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+		MatchExpressions: []v1.NodeSelectorRequirement{{Key: key, Operator: v1.NodeSelectorOpIn, Values: values}},
+	}}}}
+	return pv
+}
+
+func testNode(name string, labels map[string]string) *v1.Node {
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+}
+
+// TestRunNodeDeployment runs the resizer of node-1 among the claims of
+// several nodes: it resizes the claim pinned to node-1, refuses the zonal
+// one with a warning, leaves the others, and takes a claim when a label of
+// its node comes to match.
+func TestRunNodeDeployment(t *testing.T) {
+	t.Setenv(options.NodeNameEnv, "node-1")
+	d := csidriver.StartForTest(t, csidriver.Config{DriverName: testDriver, ControllerExpand: true, NoNodeService: true})
+	mine, zonal, theirs, loose, later := claim("mine", "2Gi", "1Gi"), claim("zonal", "2Gi", "1Gi"),
+		claim("theirs", "2Gi", "1Gi"), claim("loose", "2Gi", "1Gi"), claim("later", "2Gi", "1Gi")
+	laterPV := onNodes(volume(later, "1Gi", testDriver), driverNodeKey, "node-1")
+	laterPV.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions = append(laterPV.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions,
+		v1.NodeSelectorRequirement{Key: "pool", Operator: v1.NodeSelectorOpIn, Values: []string{"fast"}})
+	node1Labels := map[string]string{v1.LabelHostname: "node-1", driverNodeKey: "node-1", v1.LabelTopologyZone: "z1"}
+	client := newFakeAPI(
+		testNode("node-1", node1Labels),
+		testNode("node-2", map[string]string{v1.LabelHostname: "node-2", driverNodeKey: "node-2", v1.LabelTopologyZone: "z1"}),
+		mine, onNodes(volume(mine, "1Gi", testDriver), driverNodeKey, "node-1"),
+		zonal, onNodes(volume(zonal, "1Gi", testDriver), v1.LabelTopologyZone, "z1"),
+		theirs, onNodes(volume(theirs, "1Gi", testDriver), driverNodeKey, "node-2"),
+		loose, volume(loose, "1Gi", testDriver),
+		later, laterPV,
+	)
+	startSidecar(t, newOptions(t, d, "--node-deployment"), fakeClients(client))
+	waitClaimFinished(t, client, "mine", "2Gi")
+
+	ctx := context.Background()
+	waitFor(t, "the warning on the zonal claim", func() (bool, error) {
+		events, err := client.CoreV1().Events(testNamespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range events.Items {
+			if e.Reason == "NodeAffinityConflict" {
+				if e.InvolvedObject.Name != "zonal" || e.Type != v1.EventTypeWarning ||
+					!strings.Contains(e.Message, "(topology.kubernetes.io/zone In [z1]) pins no node") {
+					t.Errorf("event %s on %s: %q", e.Reason, e.InvolvedObject.Name, e.Message)
+				}
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+
+	// A label of node-1's that the later claim's volume needs.
+	node, err := client.CoreV1().Nodes().Get(ctx, "node-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Labels["pool"] = "fast"
+	if _, err := client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitClaimFinished(t, client, "later", "2Gi")
+
+	var volumes []string
+	for _, c := range d.Calls() {
+		volumes = append(volumes, c.VolumeID)
+	}
+	if got := strings.Join(volumes, ","); got != "vol-mine,vol-later" {
+		t.Errorf("ControllerExpandVolume calls for %s, want vol-mine,vol-later", got)
+	}
+	for _, name := range []string{"zonal", "theirs", "loose"} {
+		pvc, err := getClaim(ctx, client, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !quantityIs(pvc.Status.Capacity, "1Gi") || pvc.Status.AllocatedResources != nil || pvc.Status.Conditions != nil {
+			t.Errorf("claim %s was touched: %+v", name, pvc.Status)
+		}
+	}
+}
+
+func TestRunNodeDeploymentFailsAtStart(t *testing.T) {
+	tests := []struct {
+		name    string
+		react   func(clienttesting.Action) (bool, runtime.Object, error)
+		wantErr []string
+	}{
+		{name: "no such node",
+			wantErr: []string{`--node-deployment: Node "node-1" does not exist: NODE_NAME must be the name of the node the resizer runs on`}},
+		{name: "nodes forbidden",
+			react: func(clienttesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "node-1", nil)
+			},
+			wantErr: []string{`the resizer may not read its Node "node-1": its role needs get, list and watch on nodes`, "forbidden"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(options.NodeNameEnv, "node-1")
+			d := csidriver.StartForTest(t, csidriver.Config{DriverName: testDriver, ControllerExpand: true, NoNodeService: true})
+			client := newFakeAPI(append(resizeObjects(testDriver), testNode("node-2", nil))...)
+			if tc.react != nil {
+				client.PrependReactor("get", "nodes", tc.react)
+			}
+			s := startSidecar(t, newOptions(t, d, "--node-deployment"), fakeClients(client))
+			err := s.wait(startupTimeout)
+			if err == nil {
+				t.Fatalf("run = nil, want an error with %q", tc.wantErr)
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("run = %q, want it to mention %q", err, want)
+				}
+			}
+		})
+	}
+}
