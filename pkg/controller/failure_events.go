@@ -20,6 +20,8 @@ import (
 	"errors"
 	"fmt"
 
+	"google.golang.org/grpc/codes"
+
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -75,6 +77,8 @@ func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv
 		next = fmt.Sprintf("the answer is not recorded, and %s is asked for again until the driver reports at least that", t)
 	case f.Class == attempt.Uncertain:
 		next = fmt.Sprintf("the call may still complete, so %s is retried until it does, whatever the request says meanwhile", t)
+	case f.Reason == codes.NotFound.String():
+		next = fmt.Sprintf("%s is retried every %s; the driver does not know the volume, so no size helps: check the PV's volume handle against the driver", t, c.RetryMax)
 	case f.Class == attempt.Infeasible:
 		next = fmt.Sprintf("%s is retried every %s unless the request changes", t, c.RetryMax) + lowering(c.resizeStateOf(key, pvc, pv), target)
 	case resize.InUse(&f) && c.Pods != nil:

@@ -77,9 +77,12 @@ func TestExpansionFailureEvents(t *testing.T) {
 		{name: "infeasible, PV grown by an earlier attempt: the range still starts at the capacity", request: "10Gi", pv: "3Gi", answer: grpcErr(codes.InvalidArgument, "too big"), want: []string{evResizing,
 			warnFailed + `expand volume "pv-a" to 10Gi: rpc error: code = InvalidArgument desc = too big; 10Gi is retried every 5m0s unless the request changes; ` +
 				`to recover, lower the request to between 1Gi (exclusive, the current capacity) and 10Gi (exclusive)`}},
-		{name: "infeasible with the recovery gate off", request: "10Gi", answer: grpcErr(codes.NotFound, "no such volume"), opts: recoveryOff, want: []string{evResizing,
-			warnFailed + `expand volume "pv-a" to 10Gi: rpc error: code = NotFound desc = no such volume; 10Gi is retried every 5m0s unless the request changes; ` +
+		{name: "infeasible with the recovery gate off", request: "10Gi", answer: grpcErr(codes.OutOfRange, "too big"), opts: recoveryOff, want: []string{evResizing,
+			warnFailed + `expand volume "pv-a" to 10Gi: rpc error: code = OutOfRange desc = too big; 10Gi is retried every 5m0s unless the request changes; ` +
 				`a lower request is not followed: the RecoverVolumeExpansionFailure feature gate is off`}},
+		{name: "a volume the driver does not know: no size helps", request: "10Gi", answer: grpcErr(codes.NotFound, "no such volume"), want: []string{evResizing,
+			warnFailed + `expand volume "pv-a" to 10Gi: rpc error: code = NotFound desc = no such volume; 10Gi is retried every 5m0s; ` +
+				`the driver does not know the volume, so no size helps: check the PV's volume handle against the driver`}},
 		{name: "infeasible at the volume's own size", pv: "2Gi", answer: grpcErr(codes.OutOfRange, "no"), want: []string{evResizing,
 			warnFailed + `expand volume "pv-a" to 2Gi: rpc error: code = OutOfRange desc = no; 2Gi is retried every 5m0s unless the request changes; ` +
 				`a lower request does not help: the volume is already 2Gi`}},
