@@ -58,10 +58,8 @@ type Command struct {
 
 // options are the parsed command line.
 type options struct {
-	kubeconfig, context, namespace, output string
-	driver, resizerNamespace               string
-	version                                bool
-	args                                   []string
+	Flags
+	args []string
 }
 
 const usage = `Usage: kubectl csi-resizer explain [-n NAMESPACE] CLAIM [flags]
@@ -89,7 +87,7 @@ func (c Command) Run(ctx context.Context, args []string) int {
 	case err != nil:
 		fmt.Fprintf(c.Stderr, "%s: %v\nRun '%s --help' for usage.\n", CommandName, err, CommandName)
 		return ExitUsage
-	case o.version:
+	case o.Version:
 		fmt.Fprintln(c.Stdout, ProgramName, version.Version)
 		return ExitOK
 	}
@@ -101,17 +99,17 @@ func (c Command) Run(ctx context.Context, args []string) int {
 }
 
 func (c Command) explain(ctx context.Context, o *options) error {
-	r, namespace, err := c.Connect(o.kubeconfig, o.context)
+	r, namespace, err := c.Connect(o.Kubeconfig, o.Context)
 	if err != nil {
 		return err
 	}
-	if o.namespace != "" {
-		namespace = o.namespace
+	if o.Namespace != "" {
+		namespace = o.Namespace
 	}
 	if namespace == "" {
 		namespace = "default"
 	}
-	objs, err := Gather(ctx, r, Request{Namespace: namespace, Claim: o.args[1], Driver: o.driver, ResizerNamespace: o.resizerNamespace})
+	objs, err := Gather(ctx, r, Request{Namespace: namespace, Claim: o.args[1], Driver: o.Driver, ResizerNamespace: o.ResizerNamespace})
 	if err != nil {
 		return err
 	}
@@ -120,7 +118,7 @@ func (c Command) explain(ctx context.Context, o *options) error {
 		now = c.Now
 	}
 	x := Explain(objs, now())
-	if o.output == "json" {
+	if o.Output == "json" {
 		return JSON(c.Stdout, x)
 	}
 	return Text(c.Stdout, x)
@@ -130,34 +128,17 @@ func (c Command) explain(ctx context.Context, o *options) error {
 // does: `explain -n ns data` and `explain data -n ns` are the same.
 func (c Command) parse(args []string) (*options, error) {
 	o := &options{}
-	fs := flag.NewFlagSet(ProgramName, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to the kubeconfig file; default: $KUBECONFIG, else ~/.kube/config.")
-	fs.StringVar(&o.context, "context", "", "The kubeconfig context to use; default: the current one.")
-	fs.StringVar(&o.namespace, "namespace", "", "Namespace of the claim; default: the namespace of the context.")
-	fs.StringVar(&o.namespace, "n", "", "Short for --namespace.")
-	fs.StringVar(&o.output, "output", "text", "Output format: text or json.")
-	fs.StringVar(&o.output, "o", "text", "Short for --output.")
-	fs.StringVar(&o.driver, "driver", "", "Explain the claim for the resizer of this CSI driver; default: the driver of the claim's volume.")
-	fs.StringVar(&o.resizerNamespace, "resizer-namespace", "", "Namespace of the resizer's Lease (its --leader-election-namespace); default: look in every namespace.")
-	fs.BoolVar(&o.version, "version", false, "Print the version and exit.")
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(c.Stdout)
-				fmt.Fprint(c.Stdout, usage)
-				fs.PrintDefaults()
-			}
-			return nil, err
-		}
-		if rest = fs.Args(); len(rest) == 0 {
-			break
-		}
-		o.args, rest = append(o.args, rest[0]), rest[1:]
+	fs := NewFlagSet(ProgramName, &o.Flags, FlagHelp{
+		Namespace:        "Namespace of the claim; default: the namespace of the context.",
+		Output:           "Output format: text or json.",
+		Driver:           "Explain the claim for the resizer of this CSI driver; default: the driver of the claim's volume.",
+		ResizerNamespace: "Namespace of the resizer's Lease (its --leader-election-namespace); default: look in every namespace.",
+	})
+	var err error
+	if o.args, err = ParseFlags(fs, args, c.Stdout, usage); err != nil {
+		return nil, err
 	}
-	if o.version {
+	if o.Version {
 		return o, nil
 	}
 	return o, o.validate()
@@ -171,8 +152,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("unknown command %q: the commands are `explain CLAIM` and `list`", o.args[0])
 	case len(o.args) != 2:
 		return fmt.Errorf("explain takes one claim name, got %d", len(o.args)-1)
-	case o.output != "text" && o.output != "json":
-		return fmt.Errorf("invalid output format %q: use text or json", o.output)
+	case o.Output != "text" && o.Output != "json":
+		return fmt.Errorf("invalid output format %q: use text or json", o.Output)
 	}
 	o.args[1] = claimName(o.args[1])
 	if o.args[1] == "" {

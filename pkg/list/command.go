@@ -48,10 +48,9 @@ type Command struct {
 
 // options are the parsed command line.
 type options struct {
-	kubeconfig, context, namespace, output string
-	driver, resizerNamespace               string
-	allNamespaces, version                 bool
-	args                                   []string
+	explain.Flags
+	allNamespaces bool
+	args          []string
 }
 
 const usage = `Usage: kubectl csi-resizer list [-A | -n NAMESPACE] [--driver DRIVER] [-o wide|json] [flags]
@@ -103,7 +102,7 @@ func (c Command) Run(ctx context.Context, args []string) int {
 	case err != nil:
 		fmt.Fprintf(c.Stderr, "%s %s: %v\nRun '%s %s --help' for usage.\n", explain.CommandName, Name, err, explain.CommandName, Name)
 		return explain.ExitUsage
-	case o.version:
+	case o.Version:
 		fmt.Fprintln(c.Stdout, explain.ProgramName, version.Version)
 		return explain.ExitOK
 	}
@@ -115,19 +114,19 @@ func (c Command) Run(ctx context.Context, args []string) int {
 }
 
 func (c Command) list(ctx context.Context, o *options) error {
-	r, namespace, err := c.Connect(o.kubeconfig, o.context)
+	r, namespace, err := c.Connect(o.Kubeconfig, o.Context)
 	if err != nil {
 		return err
 	}
 	switch {
 	case o.allNamespaces:
 		namespace = ""
-	case o.namespace != "":
-		namespace = o.namespace
+	case o.Namespace != "":
+		namespace = o.Namespace
 	case namespace == "":
 		namespace = "default"
 	}
-	in, err := Read(ctx, r, Request{Namespace: namespace, Driver: o.driver, ResizerNamespace: o.resizerNamespace})
+	in, err := Read(ctx, r, Request{Namespace: namespace, Driver: o.Driver, ResizerNamespace: o.ResizerNamespace})
 	if err != nil {
 		return err
 	}
@@ -136,17 +135,17 @@ func (c Command) list(ctx context.Context, o *options) error {
 		now = c.Now
 	}
 	res := Unfinished(in, now())
-	if o.output == "json" {
+	if o.Output == "json" {
 		return JSON(c.Stdout, res)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.Stderr, "Warning: %s\n", w)
 	}
 	if len(res.Items) == 0 {
-		fmt.Fprintf(c.Stderr, "No unfinished claims found%s%s.\n", ofDriver(o.driver), inScope(namespace))
+		fmt.Fprintf(c.Stderr, "No unfinished claims found%s%s.\n", ofDriver(o.Driver), inScope(namespace))
 		return nil
 	}
-	return Table(c.Stdout, res, o.output == "wide")
+	return Table(c.Stdout, res, o.Output == "wide")
 }
 
 func ofDriver(driver string) string {
@@ -165,20 +164,14 @@ func inScope(namespace string) string {
 
 // flagSet defines list's flags on o: explain's, and -A.
 func flagSet(o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet(explain.CommandName+" "+Name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to the kubeconfig file; default: $KUBECONFIG, else ~/.kube/config.")
-	fs.StringVar(&o.context, "context", "", "The kubeconfig context to use; default: the current one.")
-	fs.StringVar(&o.namespace, "namespace", "", "List the claims of this namespace; default: the namespace of the context.")
-	fs.StringVar(&o.namespace, "n", "", "Short for --namespace.")
+	fs := explain.NewFlagSet(explain.CommandName+" "+Name, &o.Flags, explain.FlagHelp{
+		Namespace:        "List the claims of this namespace; default: the namespace of the context.",
+		Output:           "Output format: text, wide or json.",
+		Driver:           "List the claims the resizer of this CSI driver handles; default: each claim for the driver of its volume.",
+		ResizerNamespace: "Namespace of the resizers' Leases (their --leader-election-namespace); default: look in every namespace.",
+	})
 	fs.BoolVar(&o.allNamespaces, "all-namespaces", false, "List the claims of every namespace; overrides --namespace.")
 	fs.BoolVar(&o.allNamespaces, "A", false, "Short for --all-namespaces.")
-	fs.StringVar(&o.output, "output", "text", "Output format: text, wide or json.")
-	fs.StringVar(&o.output, "o", "text", "Short for --output.")
-	fs.StringVar(&o.driver, "driver", "", "List the claims the resizer of this CSI driver handles; default: each claim for the driver of its volume.")
-	fs.StringVar(&o.resizerNamespace, "resizer-namespace", "", "Namespace of the resizers' Leases (their --leader-election-namespace); default: look in every namespace.")
-	fs.BoolVar(&o.version, "version", false, "Print the version and exit.")
 	return fs
 }
 
@@ -186,23 +179,11 @@ func flagSet(o *options) *flag.FlagSet {
 // does: `-n ns list` and `list -n ns` are the same.
 func (c Command) parse(args []string) (*options, error) {
 	o := &options{}
-	fs := flagSet(o)
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(c.Stdout)
-				fmt.Fprint(c.Stdout, usage)
-				fs.PrintDefaults()
-			}
-			return nil, err
-		}
-		if rest = fs.Args(); len(rest) == 0 {
-			break
-		}
-		o.args, rest = append(o.args, rest[0]), rest[1:]
+	var err error
+	if o.args, err = explain.ParseFlags(flagSet(o), args, c.Stdout, usage); err != nil {
+		return nil, err
 	}
-	if o.version {
+	if o.Version {
 		return o, nil
 	}
 	switch {
@@ -210,8 +191,8 @@ func (c Command) parse(args []string) (*options, error) {
 		return nil, errors.New("not the list command")
 	case len(o.args) > 1:
 		return nil, fmt.Errorf("list takes no arguments, got %q: name a namespace with -n, or explain one claim with `explain CLAIM`", o.args[1:])
-	case o.output != "text" && o.output != "wide" && o.output != "json":
-		return nil, fmt.Errorf("invalid output format %q: use text, wide or json", o.output)
+	case o.Output != "text" && o.Output != "wide" && o.Output != "json":
+		return nil, fmt.Errorf("invalid output format %q: use text, wide or json", o.Output)
 	}
 	return o, nil
 }
