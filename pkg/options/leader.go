@@ -17,6 +17,8 @@ limitations under the License.
 package options
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"strings"
 )
@@ -49,4 +51,22 @@ func HostOf(id string) string {
 		return ""
 	}
 	return id[:i]
+}
+
+// maxLeaseName is the longest name of a Lease, a DNS subdomain.
+const maxLeaseName = 253
+
+// NodeLeaseName is the name of the Lease that the --node-deployment
+// instance of driver's resizer on node keeps renewed while it runs (no
+// election: one instance per node): LeaseName, "-" and the node's name. A
+// name that would be too long is cut, and ends in a hash of the whole so
+// that two nodes never share one.
+func NodeLeaseName(driver, node string) string {
+	name := LeaseName(driver) + "-" + node
+	if len(name) <= maxLeaseName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	hash := hex.EncodeToString(sum[:])[:16]
+	return strings.TrimRight(name[:maxLeaseName-len(hash)-1], ".-") + "-" + hash
 }

@@ -16,7 +16,10 @@ limitations under the License.
 
 package options
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLeaseName(t *testing.T) {
 	tests := []struct {
@@ -50,5 +53,19 @@ func TestHostOfIdentity(t *testing.T) {
 		if got := HostOf(tc.id); got != tc.host {
 			t.Errorf("HostOf(%q) = %q, want %q", tc.id, got, tc.host)
 		}
+	}
+}
+
+func TestNodeLeaseName(t *testing.T) {
+	if got, want := NodeLeaseName("hostpath.csi.k8s.io", "node-a.example.com"), "external-resizer-hostpath-csi-k8s-io-node-a.example.com"; got != want {
+		t.Errorf("NodeLeaseName = %q, want %q", got, want)
+	}
+	long := strings.Repeat("n", 250)
+	a, b := NodeLeaseName("d", long+"a"), NodeLeaseName("d", long+"b")
+	if len(a) > 253 || len(b) > 253 || a == b {
+		t.Errorf("long node names: %q (%d) and %q (%d): want two names of at most 253 characters", a, len(a), b, len(b))
+	}
+	if strings.HasSuffix(a, "-") || !strings.HasPrefix(a, "external-resizer-d-nnn") {
+		t.Errorf("long node name: %q", a)
 	}
 }
