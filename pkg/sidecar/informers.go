@@ -22,6 +22,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	storageinformers "k8s.io/client-go/informers/storage/v1"
 	"k8s.io/client-go/kubernetes"
@@ -77,7 +78,7 @@ func newInformers(client kubernetes.Interface, resync time.Duration, pods, attri
 		}
 	}
 	if pods {
-		inf.pods = coreinformers.NewPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{})
+		inf.pods = podInformer(client, nodeName)
 		t, err := inuse.NewTracker(inf.pods)
 		if err != nil {
 			return nil, err
@@ -85,6 +86,20 @@ func newInformers(client kubernetes.Interface, resync time.Duration, pods, attri
 		inf.tracker = t
 	}
 	return inf, nil
+}
+
+// podInformer watches the pods of the cluster, or with --node-deployment
+// only those of the instance's node (field selector spec.nodeName): a pod
+// can mount a volume pinned to the node only there, and one not scheduled
+// yet mounts nothing (inuse.MayMount).
+func podInformer(client kubernetes.Interface, nodeName string) cache.SharedIndexInformer {
+	if nodeName == "" {
+		return coreinformers.NewPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{})
+	}
+	onNode := func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", nodeName).String()
+	}
+	return coreinformers.NewFilteredPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{}, onNode)
 }
 
 // all lists the informers; those switched off are nil.

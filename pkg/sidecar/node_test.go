@@ -18,6 +18,7 @@ package sidecar
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -26,7 +27,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
@@ -151,5 +154,58 @@ func TestRunNodeDeploymentFailsAtStart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunNodeDeploymentKeepsItsLease checks that an instance renews the
+// Lease named after its node while it runs and deletes it when it stops.
+func TestRunNodeDeploymentKeepsItsLease(t *testing.T) {
+	t.Setenv(options.NodeNameEnv, "node-1")
+	d := csidriver.StartForTest(t, csidriver.Config{DriverName: testDriver, ControllerExpand: true, NoNodeService: true})
+	client := newFakeAPI(testNode("node-1", map[string]string{v1.LabelHostname: "node-1"}))
+	s := startSidecar(t, newOptions(t, d, "--node-deployment", "--leader-election-namespace=drivers", "--leader-election-labels=team:storage"), fakeClients(client))
+	ctx, name := context.Background(), options.NodeLeaseName(testDriver, "node-1")
+	waitFor(t, "the node Lease", func() (bool, error) {
+		l, err := client.CoordinationV1().Leases("drivers").Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		host, _ := os.Hostname()
+		if l.Spec.HolderIdentity == nil || options.HostOf(*l.Spec.HolderIdentity) != host || l.Spec.LeaseDurationSeconds == nil ||
+			*l.Spec.LeaseDurationSeconds != 40 || l.Spec.RenewTime == nil || l.Labels["team"] != "storage" {
+			t.Errorf("node Lease of host %q: spec %+v, labels %v", host, l.Spec, l.Labels)
+		}
+		return true, nil
+	})
+	s.cancel()
+	if err := s.wait(waitTimeout); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if _, err := client.CoordinationV1().Leases("drivers").Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("node Lease after the stop: %v, want NotFound", err)
+	}
+}
+
+// TestPodInformerOfNode checks that a node's instance asks only for the
+// pods of its node.
+func TestPodInformerOfNode(t *testing.T) {
+	for node, want := range map[string]string{"": "", "node-1": "spec.nodeName=node-1"} {
+		client := fake.NewClientset()
+		var got []string
+		client.PrependReactor("list", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+			got = append(got, a.(clienttesting.ListAction).GetListRestrictions().Fields.String())
+			return false, nil, nil
+		})
+		inf := podInformer(client, node)
+		stop := make(chan struct{})
+		go inf.Run(stop)
+		cache.WaitForCacheSync(stop, inf.HasSynced)
+		close(stop)
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("node %q: pod lists with field selectors %q, want %q", node, got, want)
+		}
 	}
 }

@@ -88,10 +88,13 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 		// Stopped before the caches synced: a shutdown, not a failure.
 		return nil
 	}
-	if o.LeaderElection {
+	switch {
+	case o.LeaderElection:
 		release := o.Features.Enabled(features.ReleaseLeaderElectionOnExit)
 		err = runLeading(ctx, o, cs.leader, d.name, s.mux, release, work)
-	} else {
+	case ctrl.node != "":
+		err = runBeating(ctx, o, cs.leader, d.name, ctrl.node, work)
+	default:
 		err = work(ctx)
 	}
 	if errors.Is(context.Cause(ctx), ErrDriverLost) {
@@ -107,6 +110,8 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 type resizeController struct {
 	*controller.Controller
 	informers *informers
+	// node is the instance's node with --node-deployment, "" without.
+	node string
 }
 
 func newController(ctx context.Context, o *options.Options, cs *clients, d *driver, mm metrics.CSIMetricsManager) (*resizeController, func(), error) {
@@ -162,5 +167,5 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *driv
 		stopEvents()
 		return nil, nil, err
 	}
-	return &resizeController{Controller: ctrl, informers: inf}, stopEvents, nil
+	return &resizeController{Controller: ctrl, informers: inf, node: nodeName}, stopEvents, nil
 }
