@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package sidecar
 
 import (
@@ -64,7 +63,9 @@ func heartbeat(ctx context.Context, o *options.Options, client kubernetes.Interf
 		maps.Copy(l.Labels, o.LeaderElectionLabels) // l is the controller's copy
 		return nil
 	}
-	failing := func() { logger.Info("The node Lease could not be renewed: kubectl csi-resizer explain will say no resizer runs on this node") }
+	failing := func() {
+		logger.Info("The node Lease could not be renewed: kubectl csi-resizer explain will say no resizer runs on this node")
+	}
 	c := lease.NewController(clock.RealClock{}, client, id, int32(nodeLeaseDuration/time.Second), failing, nodeLeaseRenew, name, namespace, hold)
 	done := make(chan struct{})
 	if err := c.Start(done); err != nil {
