@@ -156,7 +156,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	volumes := slim.TransformVolume
 	if cfg.Node != nil {
-		volumes = slim.TransformVolumeWithAffinity
+		volumes = slim.TransformVolumeKeeping(c.keepsWhole)
 		c.synced = append(c.synced, cfg.Node.HasSynced)
 	}
 	if err := cfg.Volumes.SetTransform(volumes); err != nil {

@@ -17,9 +17,11 @@ limitations under the License.
 package controller
 
 import (
+	"context"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
@@ -99,4 +101,37 @@ func (c *Controller) nodeChanged(old, cur *nodeaffinity.Node) {
 			c.queue.Add(v.ClaimNamespace + "/" + v.ClaimName)
 		}
 	}
+}
+
+// keepsWhole says whether the PV cache of a --node-deployment instance
+// keeps the whole projection of pv: for the volumes of its driver that its
+// node can use (Pinned, or Shared: refused, yet read to tell whether the
+// claim asks for something) and for in-tree ones (CSI migration). The
+// others keep only what ownership reads, for when the node's labels change
+// (slim.OwnershipOnly): the node is known before the caches start (Config.Node).
+func (c *Controller) keepsWhole(pv *v1.PersistentVolume) bool {
+	if pv.Spec.CSI == nil {
+		return true
+	}
+	if pv.Spec.CSI.Driver != c.Driver {
+		return false
+	}
+	r, _ := nodeaffinity.Match(pv, c.Node.Current())
+	return r == nodeaffinity.Pinned || r == nodeaffinity.Shared
+}
+
+// whole returns pv, or, when the cache keeps only what ownership reads of it
+// (the volume was another node's when it last changed, and the node's labels
+// changed since), the PV read from the API server.
+func (c *Controller) whole(ctx context.Context, pv *v1.PersistentVolume) (*v1.PersistentVolume, error) {
+	obj, _, _ := c.Volumes.GetIndexer().GetByKey(pv.Name)
+	if v, ok := obj.(*slim.Volume); !ok || !v.Partial {
+		return pv, nil
+	}
+	live, err := c.Client.CoreV1().PersistentVolumes().Get(ctx, pv.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("read PV %s, of which the cache keeps what ownership reads only: %w", pv.Name, err)
+	}
+	klog.FromContext(ctx).V(4).Info("Read a PV the cache keeps in part: the node's labels made it this node's", "pv", pv.Name)
+	return c.memory.freshVolume(live), nil
 }

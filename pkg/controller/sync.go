@@ -90,6 +90,11 @@ func (c *Controller) plan(ctx context.Context, key string, warn bool) (*v1.Persi
 		return nil, nil, nil, err
 	}
 	verdict, reason := c.scope().Check(pvc, pv)
+	if verdict == ownership.Owned || verdict == ownership.Refused {
+		if pv, err = c.whole(ctx, pv); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	switch verdict {
 	case ownership.WaitForPV:
 		return nil, nil, nil, fmt.Errorf("claim %s: %w", key, errVolumeNotCached)

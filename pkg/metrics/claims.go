@@ -78,14 +78,18 @@ func newClaimsCollector(cfg ClaimsConfig) *claimsCollector {
 		cfg.Clock = clock.RealClock{}
 	}
 	labels := []string{"driver_name", "operation", "state"}
+	var node k8smetrics.Labels // the owning node's name, with --node-deployment
+	if cfg.Node != nil {
+		node = k8smetrics.Labels{"node": cfg.Node.Name()}
+	}
 	c := &claimsCollector{
 		ClaimsConfig: cfg,
 		claims: k8smetrics.NewDesc("csi_resizer_claims",
-			"Claims of this driver with an unfinished expansion or modification, by operation and state, from the informer caches at scrape time. Only the leader reports it.",
-			labels, nil, k8smetrics.ALPHA, ""),
+			"Claims of this driver with an unfinished expansion or modification, by operation and state, from the informer caches at scrape time. Only the leader reports it; with --node-deployment every instance reports its node's claims, labelled node.",
+			labels, node, k8smetrics.ALPHA, ""),
 		oldest: k8smetrics.NewDesc("csi_resizer_claim_oldest_seconds",
-			"Seconds since the oldest claim of each operation and state entered it, from the transition times its conditions record; 0 when no claim is in it or none records a time. Only the leader reports it.",
-			labels, nil, k8smetrics.ALPHA, ""),
+			"Seconds since the oldest claim of each operation and state entered it, from the transition times its conditions record; 0 when no claim is in it or none records a time. Only the leader reports it; with --node-deployment every instance reports its node's claims, labelled node.",
+			labels, node, k8smetrics.ALPHA, ""),
 		keys:  unfinished.Known(),
 		index: map[unfinished.Key]int{},
 	}

@@ -17,11 +17,13 @@ limitations under the License.
 package metrics
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +33,7 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -187,12 +190,12 @@ func (c *caches) config(l Leadership) ClaimsConfig {
 }
 
 const claimsHeader = `
-# HELP csi_resizer_claims [ALPHA] Claims of this driver with an unfinished expansion or modification, by operation and state, from the informer caches at scrape time. Only the leader reports it.
+# HELP csi_resizer_claims [ALPHA] Claims of this driver with an unfinished expansion or modification, by operation and state, from the informer caches at scrape time. Only the leader reports it; with --node-deployment every instance reports its node's claims, labelled node.
 # TYPE csi_resizer_claims gauge
 `
 
 const oldestHeader = `
-# HELP csi_resizer_claim_oldest_seconds [ALPHA] Seconds since the oldest claim of each operation and state entered it, from the transition times its conditions record; 0 when no claim is in it or none records a time. Only the leader reports it.
+# HELP csi_resizer_claim_oldest_seconds [ALPHA] Seconds since the oldest claim of each operation and state entered it, from the transition times its conditions record; 0 when no claim is in it or none records a time. Only the leader reports it; with --node-deployment every instance reports its node's claims, labelled node.
 # TYPE csi_resizer_claim_oldest_seconds gauge
 `
 
@@ -292,5 +295,43 @@ func TestClaimsWithoutHeldBack(t *testing.T) {
 	want := claimsHeader + series("csi_resizer_claims", zeros...)
 	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), "csi_resizer_claims"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestClaimsOnNode checks that a --node-deployment instance counts the
+// claims of the volumes pinned to its node only, and names the node.
+func TestClaimsOnNode(t *testing.T) {
+	c := newCaches()
+	inProgress := resizing(v1.PersistentVolumeClaimControllerResizeInProgress, "", 0)
+	for name, host := range map[string]string{"mine": "host-1", "theirs": "host-2"} {
+		c.add(t, name, testDriver, inProgress)
+		obj, _, _ := c.volumes.GetByKey("pv-" + name)
+		v := obj.(*slim.Volume)
+		v.NodeAffinity = &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{
+			{Key: v1.LabelHostname, Operator: v1.NodeSelectorOpIn, Values: []string{host}}}}}}
+	}
+	cfg := c.config(leading(true))
+	cfg.Node = nodeaffinity.NewWatcher("node-1")
+	cfg.Node.Set(&nodeaffinity.Node{Name: "node-1", Labels: map[string]string{v1.LabelHostname: "host-1"}})
+	registry := k8smetrics.NewKubeRegistry()
+	RegisterClaims(registry, cfg)
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total float64
+	for _, f := range families {
+		if f.GetName() != "csi_resizer_claims" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			total += m.GetGauge().GetValue()
+			if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == "node" && l.GetValue() == "node-1" }) {
+				t.Errorf("sample without node=\"node-1\": %v", m.GetLabel())
+			}
+		}
+	}
+	if total != 1 {
+		t.Errorf("claims counted: %v, want 1 (the claim of the volume pinned to the node)", total)
 	}
 }

@@ -24,6 +24,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 const (
@@ -229,6 +231,11 @@ func TestCheck(t *testing.T) {
 			}
 			if !strings.Contains(reason, tc.wantReason) {
 				t.Errorf("reason %q does not contain %q", reason, tc.wantReason)
+			}
+			if tc.pv != nil {
+				if partial, why := Check(tc.pvc, slim.OwnershipOnly(tc.pv).PV(), driver); partial != got || why != reason {
+					t.Errorf("what slim.OwnershipOnly keeps of the volume: %v (%s), want the same as the whole: %v (%s)", partial, why, got, reason)
+				}
 			}
 		})
 	}

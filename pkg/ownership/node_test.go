@@ -23,6 +23,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 // pinnedTo sets pv's required node affinity to key In values, one term.
@@ -98,6 +99,11 @@ func TestScopeCheckOnNode(t *testing.T) {
 			got, reason := Scope{Driver: ourDriver, Node: node}.Check(tc.pvc, tc.pv)
 			if got != tc.want || !strings.Contains(reason, tc.wantReason) {
 				t.Errorf("Check = %v, %q; want %v, a reason containing %q", got, reason, tc.want, tc.wantReason)
+			}
+			if tc.pv != nil {
+				if partial, why := (Scope{Driver: ourDriver, Node: node}).Check(tc.pvc, slim.OwnershipOnly(tc.pv).PV()); partial != got || why != reason {
+					t.Errorf("what slim.OwnershipOnly keeps of the volume: %v (%s), want the same as the whole: %v (%s)", partial, why, got, reason)
+				}
 			}
 		})
 	}

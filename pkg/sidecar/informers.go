@@ -20,6 +20,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -50,9 +51,10 @@ type informers struct {
 // and PV informers their projections (package slim); StorageClasses, few
 // and read whole, only lose their managed fields.
 //
-// With --node-deployment, nodeName names the instance's Node, which is
-// watched alone and read by a nodeaffinity.Watcher; "" otherwise.
-func newInformers(client kubernetes.Interface, resync time.Duration, pods, attributeClasses bool, nodeName string) (*informers, error) {
+// With --node-deployment, node is the instance's Node as read at start,
+// which is watched alone and read by a nodeaffinity.Watcher that knows it
+// from the start; nil otherwise.
+func newInformers(client kubernetes.Interface, resync time.Duration, pods, attributeClasses bool, node *v1.Node) (*informers, error) {
 	inf := &informers{
 		claims:  coreinformers.NewPersistentVolumeClaimInformer(client, metav1.NamespaceAll, resync, cache.Indexers{}),
 		volumes: coreinformers.NewPersistentVolumeInformer(client, resync, cache.Indexers{}),
@@ -67,13 +69,16 @@ func newInformers(client kubernetes.Interface, resync time.Duration, pods, attri
 			return nil, err
 		}
 	}
-	if nodeName != "" {
-		node, err := nodeaffinity.NewInformer(client, nodeName, resync)
+	nodeName := ""
+	if node != nil {
+		nodeName = node.Name
+		informer, err := nodeaffinity.NewInformer(client, nodeName, resync)
 		if err != nil {
 			return nil, err
 		}
-		inf.node, inf.nodeWatcher = node, nodeaffinity.NewWatcher(nodeName)
-		if err := inf.nodeWatcher.Watch(node); err != nil {
+		inf.node, inf.nodeWatcher = informer, nodeaffinity.NewWatcher(nodeName)
+		inf.nodeWatcher.Set(nodeaffinity.NodeOf(node))
+		if err := inf.nodeWatcher.Watch(informer); err != nil {
 			return nil, err
 		}
 	}

@@ -129,7 +129,11 @@ func TestInformers(t *testing.T) {
 			vac.Namespace = ""
 			node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{"a": "b"}}}
 			client := fake.NewClientset(class, vac, node)
-			inf, err := newInformers(client, 0, tc.pods, tc.attributeClasses, tc.node)
+			var atStart *v1.Node
+			if tc.node != "" {
+				atStart = node
+			}
+			inf, err := newInformers(client, 0, tc.pods, tc.attributeClasses, atStart)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,7 @@ package sidecar
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,14 +93,31 @@ func TestRunNodeDeployment(t *testing.T) {
 		return false, nil
 	})
 
-	// A label of node-1's that the later claim's volume needs.
+	// A label of node-1's that the later claim's volume needs. The cache
+	// keeps only what ownership reads of that volume, another node's when it
+	// was listed: the PV is read whole from the API server when it becomes
+	// the node's.
 	node, err := client.CoreV1().Nodes().Get(ctx, "node-1", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	node.Labels["pool"] = "fast"
+	client.ClearActions()
 	if _, err := client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	waitFor(t, "the later claim's capacity", func() (bool, error) {
+		pvc, err := getClaim(ctx, client, "later")
+		return err == nil && quantityIs(pvc.Status.Capacity, "2Gi"), err
+	})
+	var read []string
+	for _, a := range client.Actions() {
+		if g, ok := a.(clienttesting.GetAction); ok && a.GetVerb() == "get" && a.GetResource().Resource == "persistentvolumes" {
+			read = append(read, g.GetName())
+		}
+	}
+	if !slices.Contains(read, laterPV.Name) {
+		t.Errorf("PVs read from the API server: %v, want %s", read, laterPV.Name)
 	}
 	waitClaimFinished(t, client, "later", "2Gi")
 

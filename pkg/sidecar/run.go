@@ -130,11 +130,11 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *driv
 	if !modifies {
 		logger.Info("Volume modification is off: "+why, "driver", d.name)
 	}
-	nodeName, err := nodeOf(ctx, o, cs.work)
+	node, err := nodeOf(ctx, o, cs.work)
 	if err != nil {
 		return nil, nil, err
 	}
-	inf, err := newInformers(cs.work, o.ResyncPeriod, o.HandleVolumeInUseError, modifies, nodeName)
+	inf, err := newInformers(cs.work, o.ResyncPeriod, o.HandleVolumeInUseError, modifies, node)
 	if err != nil {
 		return nil, nil, fmt.Errorf("informers: %w", err)
 	}
@@ -167,5 +167,9 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *driv
 		stopEvents()
 		return nil, nil, err
 	}
-	return &resizeController{Controller: ctrl, informers: inf, node: nodeName}, stopEvents, nil
+	rc := &resizeController{Controller: ctrl, informers: inf}
+	if node != nil {
+		rc.node = node.Name
+	}
+	return rc, stopEvents, nil
 }

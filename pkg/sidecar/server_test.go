@@ -125,7 +125,7 @@ func TestDiagnosticsOff(t *testing.T) {
 
 func TestReady(t *testing.T) {
 	client := fake.NewClientset()
-	inf, err := newInformers(client, 0, false, false, "")
+	inf, err := newInformers(client, 0, false, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -291,7 +291,7 @@ func TestVolumeWithAffinityKeepsTheRequiredNodeAffinity(t *testing.T) {
 	if got := NewVolume(pv).PV().Spec.NodeAffinity; got != nil {
 		t.Errorf("NewVolume kept the node affinity %v", got)
 	}
-	obj, err := TransformVolumeWithAffinity(pv)
+	obj, err := TransformVolumeKeeping(func(*v1.PersistentVolume) bool { return true })(pv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,5 +310,50 @@ func TestVolumeWithAffinityKeepsTheRequiredNodeAffinity(t *testing.T) {
 	}
 	if got := NewVolumeWithAffinity(&v1.PersistentVolume{}); got.NodeAffinity != nil {
 		t.Errorf("node affinity %v of a volume without one", got.NodeAffinity)
+	}
+}
+
+func TestOwnershipOnly(t *testing.T) {
+	class, mode := "gold", v1.PersistentVolumeFilesystem
+	ref := &v1.SecretReference{Namespace: "ns", Name: "s"}
+	required := &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+		MatchExpressions: []v1.NodeSelectorRequirement{{Key: v1.LabelHostname, Operator: v1.NodeSelectorOpIn, Values: []string{"host-2"}}},
+	}}}
+	pv := &v1.PersistentVolume{
+		ObjectMeta: fullMeta("pv-1", ""),
+		Spec: v1.PersistentVolumeSpec{
+			Capacity:                  v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes:               []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			VolumeMode:                &mode,
+			MountOptions:              []string{"noatime"},
+			StorageClassName:          "fast",
+			VolumeAttributesClassName: &class,
+			ClaimRef:                  &v1.ObjectReference{Namespace: "ns", Name: "claim", UID: "uid-1"},
+			NodeAffinity:              &v1.VolumeNodeAffinity{Required: required},
+			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
+				Driver: "d", VolumeHandle: "h", FSType: "ext4", ControllerExpandSecretRef: ref,
+			}},
+		},
+	}
+	keepWhole := false
+	obj, err := TransformVolumeKeeping(func(*v1.PersistentVolume) bool { return keepWhole })(pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := obj.(*Volume)
+	want := &v1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: "pv-1", UID: pv.UID, ResourceVersion: pv.ResourceVersion},
+		Spec: v1.PersistentVolumeSpec{
+			ClaimRef:               pv.Spec.ClaimRef,
+			NodeAffinity:           pv.Spec.NodeAffinity,
+			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: "d", VolumeHandle: "h"}},
+		},
+	}
+	if got := v.PV(); !v.Partial || !apiequality.Semantic.DeepEqual(got, want) {
+		t.Errorf("OwnershipOnly (partial %v) = %+v, want %+v", v.Partial, got, want)
+	}
+	keepWhole = true
+	if obj, _ := TransformVolumeKeeping(func(*v1.PersistentVolume) bool { return keepWhole })(pv); obj.(*Volume).Partial || obj.(*Volume).Capacity == nil {
+		t.Errorf("a volume kept whole: %+v", obj)
 	}
 }

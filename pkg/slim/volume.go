@@ -55,6 +55,10 @@ type Volume struct {
 	// NewVolumeWithAffinity: with --node-deployment it says which node's
 	// resizer the volume is.
 	NodeAffinity *v1.NodeSelector
+	// Partial is set on a volume that keeps only what ownership reads
+	// (OwnershipOnly): its annotations, capacity, modes, classes and the
+	// rest of spec.csi are not kept.
+	Partial bool
 }
 
 // CSISource is what the resizer reads of spec.csi: not the volume
@@ -106,6 +110,35 @@ func NewVolumeWithAffinity(pv *v1.PersistentVolume) *Volume {
 	return v
 }
 
+// OwnershipOnly returns the projection of pv with what package ownership
+// reads of it: its name, claimRef, CSI driver and volume handle (or its
+// in-tree source, for CSI migration) and its required node affinity. With
+// --node-deployment the volumes of other nodes are kept so, in case the
+// node's labels come to make one the node's.
+func OwnershipOnly(pv *v1.PersistentVolume) *Volume {
+	whole := NewVolumeWithAffinity(pv)
+	v := &Volume{
+		Meta: whole.Meta, Labels: whole.Labels, InTree: whole.InTree, NodeAffinity: whole.NodeAffinity, Partial: true,
+		ClaimNamespace: whole.ClaimNamespace, ClaimName: whole.ClaimName, ClaimUID: whole.ClaimUID, Bound: whole.Bound,
+	}
+	if c := whole.CSI; c != nil {
+		v.CSI = &CSISource{Driver: c.Driver, VolumeHandle: c.VolumeHandle}
+	}
+	return v
+}
+
+// TransformVolumeKeeping is a cache.TransformFunc that keeps of a PV what
+// NewVolumeWithAffinity does when whole says so, and what OwnershipOnly
+// does otherwise.
+func TransformVolumeKeeping(whole func(*v1.PersistentVolume) bool) func(any) (any, error) {
+	return transform(func(pv *v1.PersistentVolume) *Volume {
+		if whole(pv) {
+			return NewVolumeWithAffinity(pv)
+		}
+		return OwnershipOnly(pv)
+	})
+}
+
 // PV returns a new PV holding the kept fields.
 func (v *Volume) PV() *v1.PersistentVolume {
 	pv := &v1.PersistentVolume{
@@ -140,10 +173,6 @@ func (v *Volume) PV() *v1.PersistentVolume {
 // TransformVolume is a cache.TransformFunc that turns a *v1.PersistentVolume
 // into a *Volume.
 var TransformVolume = transform(NewVolume)
-
-// TransformVolumeWithAffinity is TransformVolume that keeps the required
-// node affinity (NewVolumeWithAffinity).
-var TransformVolumeWithAffinity = transform(NewVolumeWithAffinity)
 
 // DeepCopyObject returns a deep copy of v.
 func (v *Volume) DeepCopyObject() runtime.Object {
