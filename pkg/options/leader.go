@@ -70,3 +70,22 @@ func NodeLeaseName(driver, node string) string {
 	hash := hex.EncodeToString(sum[:])[:16]
 	return strings.TrimRight(name[:maxLeaseName-len(hash)-1], ".-") + "-" + hash
 }
+
+// NodeLeaseLabel labels every node Lease (NodeLeaseName) with
+// NodeLeaseValue of its driver, so that kubectl csi-resizer explain and list
+// find a driver's --node-deployment instances with one list.
+const NodeLeaseLabel = "csi-resizer.io/node-deployment-of"
+
+// NodeLeaseValue is the value of NodeLeaseLabel for driver: its name with
+// every character but letters, digits, "-", "_" and "." replaced by "-",
+// cut to the 63 characters of a label value, which begins and ends with a
+// letter or digit.
+func NodeLeaseValue(driver string) string {
+	v := unsafeLabelChars.ReplaceAllString(driver, "-")
+	if len(v) > 63 {
+		v = v[:63]
+	}
+	return strings.Trim(v, "-_.")
+}
+
+var unsafeLabelChars = regexp.MustCompile(`[^a-zA-Z0-9._-]`)

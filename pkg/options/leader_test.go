@@ -19,6 +19,8 @@ package options
 import (
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 func TestLeaseName(t *testing.T) {
@@ -67,5 +69,19 @@ func TestNodeLeaseName(t *testing.T) {
 	}
 	if strings.HasSuffix(a, "-") || !strings.HasPrefix(a, "external-resizer-d-nnn") {
 		t.Errorf("long node name: %q", a)
+	}
+}
+
+func TestNodeLeaseValue(t *testing.T) {
+	for driver, want := range map[string]string{
+		"hostpath.csi.k8s.io":   "hostpath.csi.k8s.io",
+		"csi.example.com/x":     "csi.example.com-x",
+		"-odd_":                 "odd",
+		strings.Repeat("a", 70): strings.Repeat("a", 63),
+	} {
+		got := NodeLeaseValue(driver)
+		if got != want || len(validation.IsValidLabelValue(got)) > 0 {
+			t.Errorf("NodeLeaseValue(%q) = %q (%v), want %q, a valid label value", driver, got, validation.IsValidLabelValue(got), want)
+		}
 	}
 }

@@ -46,7 +46,8 @@ const (
 // heartbeat renews the node Lease of driver's instance on node until ctx
 // ends, then deletes it, so that a resizer that stops says so at once
 // rather than after the Lease's duration. A Lease left by an instance that
-// died is replaced at the start.
+// died is replaced at the start. The Lease carries options.NodeLeaseLabel,
+// by which explain and list find the driver's instances.
 func heartbeat(ctx context.Context, o *options.Options, client kubernetes.Interface, driver, node string) (stop func(), err error) {
 	id, err := identity()
 	if err != nil {
@@ -57,10 +58,11 @@ func heartbeat(ctx context.Context, o *options.Options, client kubernetes.Interf
 	hold := func(l *coordinationv1.Lease) error {
 		holder := id
 		l.Spec.HolderIdentity = &holder
-		if len(o.LeaderElectionLabels) > 0 && l.Labels == nil {
+		if l.Labels == nil {
 			l.Labels = map[string]string{}
 		}
 		maps.Copy(l.Labels, o.LeaderElectionLabels) // l is the controller's copy
+		l.Labels[options.NodeLeaseLabel] = options.NodeLeaseValue(driver)
 		return nil
 	}
 	failing := func() {

@@ -193,7 +193,8 @@ func TestRunNodeDeploymentKeepsItsLease(t *testing.T) {
 		}
 		host, _ := os.Hostname()
 		if l.Spec.HolderIdentity == nil || options.HostOf(*l.Spec.HolderIdentity) != host || l.Spec.LeaseDurationSeconds == nil ||
-			*l.Spec.LeaseDurationSeconds != 40 || l.Spec.RenewTime == nil || l.Labels["team"] != "storage" {
+			*l.Spec.LeaseDurationSeconds != 40 || l.Spec.RenewTime == nil || l.Labels["team"] != "storage" ||
+			l.Labels[options.NodeLeaseLabel] != options.NodeLeaseValue(testDriver) {
 			t.Errorf("node Lease of host %q: spec %+v, labels %v", host, l.Spec, l.Labels)
 		}
 		return true, nil
