@@ -96,7 +96,7 @@ func (f *facts) settle(op *Operation, entry unfinished.Entry, inState bool, s st
 	op.Summary, op.NextStepBy, op.Next, op.UserCan = s.summary, s.by, s.next, s.can
 	if f.resizer.Status == ResizerNotRunning && (s.by == ByResizer || s.by == ByDriver) {
 		op.NextStepBy = ByNobody
-		op.Next = fmt.Sprintf("No resizer is running for driver %s, so nothing happens until one runs; then %s", f.driver, lowerFirst(s.next))
+		op.Next = fmt.Sprintf("No resizer is running for driver %s%s, so nothing happens until one runs; then %s", f.driver, onNode(f.resizer.Node), lowerFirst(s.next))
 	}
 	op.Decision.Summary = decisionSummary(*op, s.decision)
 }
@@ -122,7 +122,7 @@ func (f *facts) unknowns(ops []Operation) []string {
 			"(--retry-interval-start=%s, --retry-interval-max=%s, RecoverVolumeExpansionFailure %s).",
 			f.flagsUnread(), f.settings.retryStart(), f.settings.retryMax(), onOff(f.settings.Recovery)))
 	}
-	if f.resizer.Status == ResizerNotRunning && len(f.o.Leases) == 0 {
+	if f.resizer.Status == ResizerNotRunning && len(f.o.Leases) == 0 && len(f.o.NodeLeases) == 0 {
 		out = append(out, "A resizer started without --leader-election holds no Lease: explain cannot see it, and takes it for not running.")
 	}
 	if len(f.users) > 0 && ops[0].Decision.Action == resize.Expand.String() {
@@ -149,9 +149,11 @@ func (f *facts) flagsUnread() string {
 	switch {
 	case f.o.LeaseUnread:
 		return "explain could not read the resizer's Lease, which names the pod it runs in"
-	case len(f.o.Leases) == 0:
+	case f.o.nodeMode() && f.o.resizerLease(f.driver) == nil:
+		return fmt.Sprintf("there is no node Lease of the resizer on node %s, which would name the pod it runs in", f.resizer.Node)
+	case len(f.o.Leases) == 0 && !f.o.nodeMode():
 		return "there is no Lease of the resizer, which would name the pod it runs in"
-	case freshest(f.o.Leases) == nil:
+	case freshest(f.o.Leases) == nil && !f.o.nodeMode():
 		return "no replica holds the resizer's Lease, which would name the pod it runs in"
 	case f.o.LeaderPod == nil && f.o.LeaderPodUnread != "":
 		return f.o.LeaderPodUnread
@@ -159,6 +161,14 @@ func (f *facts) flagsUnread() string {
 		return "explain could not read the pod that holds the Lease"
 	}
 	return fmt.Sprintf("explain cannot tell the resizer's container in pod %s/%s from the pod's other CSI sidecars", f.o.LeaderPod.Namespace, f.o.LeaderPod.Name)
+}
+
+// onNode is " on node <node>", or "" for no node.
+func onNode(node string) string {
+	if node == "" {
+		return ""
+	}
+	return " on node " + node
 }
 
 func claimOf(pvc *v1.PersistentVolumeClaim) Claim {

@@ -111,6 +111,9 @@ type Owner struct {
 	Handled bool `json:"handled"`
 	// AskedFor is the driver given with --driver, when it was.
 	AskedFor string `json:"askedFor,omitempty"`
+	// Node is, when the driver's resizers run with --node-deployment, the
+	// node whose instance handles the claim.
+	Node string `json:"node,omitempty"`
 	// Why says why, in plain words.
 	Why string `json:"why"`
 }
@@ -130,6 +133,9 @@ type Resizer struct {
 	// Lease is the Lease's name; Namespace its namespace, when found.
 	Lease     string `json:"lease"`
 	Namespace string `json:"namespace,omitempty"`
+	// Node is, with --node-deployment, the node of the instance that
+	// handles the claim, whose node Lease Lease is.
+	Node string `json:"node,omitempty"`
 	// Status is ResizerRunning, ResizerNotRunning or ResizerUnknown.
 	Status string `json:"status"`
 	// Holder is the identity of the replica that holds the Lease: its pod

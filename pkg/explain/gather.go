@@ -50,6 +50,7 @@ const (
 	resEvents   = "events"
 	resPods     = "pods"
 	resLeases   = "leases.coordination.k8s.io"
+	resNodes    = "nodes"
 	verbGet     = "get"
 	verbList    = "list"
 	noNamespace = ""
@@ -81,6 +82,14 @@ type Objects struct {
 	// is true when they could not be read.
 	Leases      []coordinationv1.Lease
 	LeaseUnread bool
+	// NodeLeases are the Leases of the driver's --node-deployment
+	// instances, one per node (options.NodeLeaseLabel), read when no leader
+	// Lease exists; NodeLeasesUnread is true when they could not be read.
+	NodeLeases       []coordinationv1.Lease
+	NodeLeasesUnread bool
+	// Nodes are the Nodes that the volume's node affinity names, read with
+	// NodeLeases, by name; those that do not exist are left out.
+	Nodes map[string]*v1.Node
 	// LeaderPod is the pod of the replica that holds the Lease, nil when
 	// it could not be read; LeaderPodUnread then says why, when a Lease is
 	// held.
@@ -216,18 +225,21 @@ func (o *Objects) readLease(ctx context.Context, r Reader, driver string) {
 	err = readError(access{verb, resLeases, ns, name}, err)
 	switch {
 	case isNotFound(err):
-		return
+		leases = nil
 	case err != nil:
 		o.LeaseUnread = true
 		hint := ""
 		if ns == "" {
-			hint = "; with --resizer-namespace, explain needs only get on leases in that namespace"
+			hint = "; with --resizer-namespace, explain needs only get and list on leases in that namespace"
 		}
 		o.warn("%v: whether a resizer runs for driver %q is not known%s", err, driver, hint)
 		return
 	}
 	o.Leases = ofName(leases, name)
-	if lease := freshest(o.Leases); lease != nil {
+	if len(o.Leases) == 0 {
+		o.readNodeInstances(ctx, r, driver)
+	}
+	if lease := o.resizerLease(driver); lease != nil {
 		o.readLeaderPod(ctx, r, lease)
 	}
 }

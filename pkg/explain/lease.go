@@ -70,6 +70,9 @@ func fresh(l *coordinationv1.Lease, now time.Time) bool {
 
 // resizerOf says what the Leases read tell of driver's resizer.
 func resizerOf(o *Objects, driver string, now time.Time) *Resizer {
+	if o.nodeMode() {
+		return nodeResizerOf(o, driver, now)
+	}
 	r := &Resizer{Lease: resizeroptions.LeaseName(driver), Namespace: o.Request.ResizerNamespace, Settings: settingsOf(o.LeaderPod)}
 	if o.LeaseUnread {
 		r.Status = ResizerUnknown

@@ -58,6 +58,21 @@ func (o *Objects) ReadResizer(ctx context.Context, r Reader, driver string) {
 	o.readLease(ctx, r, driver)
 }
 
+// NodeMode reports whether the resizers of the driver whose Lease o holds
+// (ReadResizer) run with --node-deployment, as far as explain can tell.
+func (o *Objects) NodeMode() bool { return o.nodeMode() }
+
+// ReadNodeOwner reads, for the claim of o (its volume set, and the node
+// Leases of driver's resizers read by ReadResizer), what explain reads to
+// tell which node's instance handles it: the Nodes that its volume's node
+// affinity names, and the pod of that instance.
+func (o *Objects) ReadNodeOwner(ctx context.Context, r Reader, driver string) {
+	o.readNodes(ctx, r)
+	if lease := o.resizerLease(driver); lease != nil {
+		o.readLeaderPod(ctx, r, lease)
+	}
+}
+
 // HeldBack is unfinished.HeldBack as Explain decides it for the claim of o,
 // handled by driver's resizer: resize.Decide expands, pods use the claim,
 // and the resizer's newest expansion event says that it holds the

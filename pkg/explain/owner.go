@@ -84,6 +84,9 @@ func ownerOf(o *Objects) Owner {
 	}
 	verdict, reason := ownership.Check(pvc, o.Volume, asked)
 	switch {
+	case verdict == ownership.Owned && o.nodeMode():
+		owner.Driver = asked
+		o.nodeWhy(&owner)
 	case verdict == ownership.Owned:
 		owner.Driver, owner.Handled = asked, true
 		owner.Why = handledWhy(o.Volume, asked)
@@ -103,10 +106,15 @@ func phaseOf(pvc *v1.PersistentVolumeClaim) string {
 }
 
 func handledWhy(pv *v1.PersistentVolume, driver string) string {
+	return fmt.Sprintf("%s: the resizer of %s handles the claim", volumeKind(pv, driver), driver)
+}
+
+// volumeKind says what pv is, a volume of driver.
+func volumeKind(pv *v1.PersistentVolume, driver string) string {
 	if pv.Spec.CSI != nil {
-		return fmt.Sprintf("a CSI volume of driver %s: the resizer of %s handles the claim", driver, driver)
+		return "a CSI volume of driver " + driver
 	}
-	return fmt.Sprintf("an in-tree %s volume migrated to CSI driver %s: the resizer of %s handles the claim", inTreeSource(pv), driver, driver)
+	return fmt.Sprintf("an in-tree %s volume migrated to CSI driver %s", inTreeSource(pv), driver)
 }
 
 // foreignWhy says that the claim is not asked's but driver's.

@@ -24,6 +24,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -47,6 +48,11 @@ type Reader interface {
 	// Leases returns the Leases called name: the one of namespace, or
 	// those of every namespace when namespace is "".
 	Leases(ctx context.Context, namespace, name string) ([]coordinationv1.Lease, error)
+	// LabelledLeases lists the Leases of namespace ("" for every namespace)
+	// that carry label with value.
+	LabelledLeases(ctx context.Context, namespace, label, value string) ([]coordinationv1.Lease, error)
+	// Node gets a Node.
+	Node(ctx context.Context, name string) (*v1.Node, error)
 }
 
 // NewReader returns a Reader that reads through client.
@@ -111,4 +117,17 @@ func (r clientReader) Leases(ctx context.Context, namespace, name string) ([]coo
 		return nil, err
 	}
 	return list.Items, nil
+}
+
+func (r clientReader) LabelledLeases(ctx context.Context, namespace, label, value string) ([]coordinationv1.Lease, error) {
+	selector := labels.SelectorFromSet(labels.Set{label: value}).String()
+	list, err := r.client.CoordinationV1().Leases(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+func (r clientReader) Node(ctx context.Context, name string) (*v1.Node, error) {
+	return r.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 }

@@ -67,7 +67,8 @@ Columns: NAMESPACE, NAME; OPERATION (resize or modify) and STATE; SINCE, how
 long ago the claim entered the state (<unknown> when no condition records
 it); OWNER, who owns the next step: resizer, driver, kubelet, user, or
 nobody (no resizer runs); REASON, explain's summary of the state (cut to 80
-characters). -o wide adds DRIVER, VOLUME, TARGET (the size or class the
+characters). -o wide adds DRIVER, VOLUME, NODE (with --node-deployment, the
+node whose resizer handles the claim), TARGET (the size or class the
 operation is for) and SINCE-FROM (the condition SINCE is read from), and
 keeps REASON whole; -o json writes the same fields.
 

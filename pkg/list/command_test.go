@@ -185,12 +185,12 @@ func TestTable(t *testing.T) {
 		}
 	}
 	wideLines := strings.Split(wide.String(), "\n")
-	if h := strings.Fields(wideLines[0]); strings.Join(h, " ") != "NAMESPACE NAME OPERATION STATE SINCE OWNER DRIVER VOLUME TARGET SINCE-FROM REASON" {
+	if h := strings.Fields(wideLines[0]); strings.Join(h, " ") != "NAMESPACE NAME OPERATION STATE SINCE OWNER DRIVER VOLUME NODE TARGET SINCE-FROM REASON" {
 		t.Errorf("wide header: %q", h)
 	}
 	for i, want := range []string{
-		"resizer   " + driver + "   pv-apps-failing   3Gi       ControllerResizeError   " + r.Items[0].Reason,
-		"user      " + driver + "   pv-apps-gold      gold      -                       " + r.Items[3].Reason,
+		"resizer   " + driver + "   pv-apps-failing   -         3Gi       ControllerResizeError   " + r.Items[0].Reason,
+		"user      " + driver + "   pv-apps-gold      -         gold      -                       " + r.Items[3].Reason,
 	} {
 		if !strings.Contains(wide.String(), want) {
 			t.Errorf("wide table lacks %q", want)

@@ -80,6 +80,9 @@ type Item struct {
 	// claim's PV.
 	Driver string `json:"driver"`
 	Volume string `json:"volume"`
+	// Node is, when the driver's resizers run with --node-deployment, the
+	// node whose instance handles the claim.
+	Node string `json:"node,omitempty"`
 	// Target is the size (resize: the recorded size, else the request) or
 	// the class (modify: the recorded target, else the class asked for)
 	// the operation is for.
@@ -104,6 +107,10 @@ type Input struct {
 	// Resizers are what explain read of each driver's resizer: its Lease
 	// and the pod that holds it.
 	Resizers map[string]*explain.Objects
+	// NodeOwners are, for the claims of a driver whose resizers run with
+	// --node-deployment, what explain read of the instance that handles
+	// each: the Nodes its volume names and the instance's pod.
+	NodeOwners map[types.NamespacedName]*explain.Objects
 	// Warnings say what could not be read and what that leaves out.
 	Warnings []string
 }
@@ -182,6 +189,10 @@ func (in *Input) objects(c Claim) *explain.Objects {
 	}
 	if r := in.Resizers[c.Driver]; r != nil {
 		o.Leases, o.LeaseUnread, o.LeaderPod = r.Leases, r.LeaseUnread, r.LeaderPod
+		o.NodeLeases, o.NodeLeasesUnread = r.NodeLeases, r.NodeLeasesUnread
+	}
+	if n := in.NodeOwners[types.NamespacedName{Namespace: pvc.Namespace, Name: pvc.Name}]; n != nil {
+		o.Nodes, o.LeaderPod = n.Nodes, n.LeaderPod
 	}
 	return o
 }
@@ -190,7 +201,7 @@ func (in *Input) objects(c Claim) *explain.Objects {
 // operation.
 func item(c Claim, x explain.Explanation, e unfinished.Entry) Item {
 	it := Item{Namespace: c.PVC.Namespace, Name: c.PVC.Name, Operation: string(e.Operation), State: string(e.State),
-		Driver: x.Owner.Driver, Volume: c.PVC.Spec.VolumeName, SinceFrom: string(e.SinceFrom)}
+		Driver: x.Owner.Driver, Volume: c.PVC.Spec.VolumeName, Node: x.Owner.Node, SinceFrom: string(e.SinceFrom)}
 	if !e.Since.IsZero() {
 		since := e.Since.UTC()
 		it.Since = &since

@@ -34,13 +34,14 @@ const reasonWidth = 80
 const unknownSince = "<unknown>"
 
 // Table writes r as kubectl writes a table: a header, then one line per
-// item, in columns. wide adds the driver, the volume, the target and the
+// item, in columns. wide adds the driver, the volume, the node whose
+// resizer handles the claim (--node-deployment), the target and the
 // condition SINCE is read from, and keeps REASON whole.
 func Table(w io.Writer, r Result, wide bool) error {
 	tw := tabwriter.NewWriter(w, 10, 4, 3, ' ', 0)
 	header := []string{"NAMESPACE", "NAME", "OPERATION", "STATE", "SINCE", "OWNER"}
 	if wide {
-		header = append(header, "DRIVER", "VOLUME", "TARGET", "SINCE-FROM")
+		header = append(header, "DRIVER", "VOLUME", "NODE", "TARGET", "SINCE-FROM")
 	}
 	row(tw, append(header, "REASON"))
 	for _, it := range r.Items {
@@ -51,7 +52,7 @@ func Table(w io.Writer, r Result, wide bool) error {
 		cells := []string{it.Namespace, it.Name, it.Operation, it.State, since, it.NextStepBy}
 		reason := cut(it.Reason, reasonWidth)
 		if wide {
-			cells = append(cells, it.Driver, it.Volume, orDash(it.Target), orDash(it.SinceFrom))
+			cells = append(cells, it.Driver, it.Volume, orDash(it.Node), orDash(it.Target), orDash(it.SinceFrom))
 			reason = it.Reason
 		}
 		row(tw, append(cells, reason))

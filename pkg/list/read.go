@@ -53,7 +53,7 @@ type Request struct {
 func Read(ctx context.Context, r Reader, req Request) (*Input, error) {
 	in := &Input{Request: req, Volumes: map[string]*v1.PersistentVolume{}, Pods: map[string][]v1.Pod{},
 		Events: map[types.NamespacedName][]v1.Event{}, AttributesClasses: map[string]*storagev1.VolumeAttributesClass{},
-		Resizers: map[string]*explain.Objects{}}
+		Resizers: map[string]*explain.Objects{}, NodeOwners: map[types.NamespacedName]*explain.Objects{}}
 	pvcs, err := r.Claims(ctx, req.Namespace)
 	if err != nil {
 		return nil, explain.ListError(explain.ResourceClaims, req.Namespace, err)
@@ -84,6 +84,7 @@ func Read(ctx context.Context, r Reader, req Request) (*Input, error) {
 	in.readEvents(ctx, r)
 	in.readAttributesClasses(ctx, r)
 	in.readResizers(ctx, r)
+	in.readNodeOwners(ctx, r)
 	return in, nil
 }
 
@@ -154,4 +155,21 @@ func (in *Input) readResizers(ctx context.Context, r Reader) {
 		in.Resizers[c.Driver] = o
 		in.Warnings = append(in.Warnings, o.Warnings...)
 	}
+}
+
+// readNodeOwners reads, for each claim of a driver whose resizers run with
+// --node-deployment, what explain reads of the instance that handles it.
+// Each Node and pod is read once, however many claims it serves.
+func (in *Input) readNodeOwners(ctx context.Context, r Reader) {
+	once := &readOnce{Reader: r, nodes: map[string]nodeRead{}, pods: map[types.NamespacedName]podRead{}}
+	for _, c := range in.Claims {
+		if res := in.Resizers[c.Driver]; res == nil || !res.NodeMode() {
+			continue
+		}
+		o := in.objects(c)
+		o.ReadNodeOwner(ctx, once, c.Driver)
+		once.warn(o)
+		in.NodeOwners[types.NamespacedName{Namespace: c.PVC.Namespace, Name: c.PVC.Name}] = o
+	}
+	in.Warnings = append(in.Warnings, once.warnings...)
 }
