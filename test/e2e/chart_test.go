@@ -28,6 +28,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -71,6 +72,47 @@ func find(objs []*unstructured.Unstructured, kind string) *unstructured.Unstruct
 	return nil
 }
 
+// findNamed is the object of kind and name, or nil.
+func findNamed(objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			return o
+		}
+	}
+	return nil
+}
+
+// workload is the pod template of the chart's standalone workload: the
+// Deployment, or with nodeDeployment.enabled the DaemonSet. It fails the
+// test unless exactly one of them is rendered.
+func workload(t *testing.T, objs []*unstructured.Unstructured) (kind string, pod corev1.PodTemplateSpec) {
+	t.Helper()
+	deployment, daemonSet := find(objs, "Deployment"), find(objs, "DaemonSet")
+	switch {
+	case deployment != nil && daemonSet != nil:
+		t.Fatal("both a Deployment and a DaemonSet rendered")
+	case deployment != nil:
+		return "Deployment", convert[appsv1.Deployment](t, deployment).Spec.Template
+	case daemonSet != nil:
+		return "DaemonSet", convert[appsv1.DaemonSet](t, daemonSet).Spec.Template
+	}
+	t.Fatal("no Deployment or DaemonSet rendered")
+	return "", corev1.PodTemplateSpec{}
+}
+
+// resizerContainer is the csi-resizer container of the chart's workload.
+func resizerContainer(t *testing.T, objs []*unstructured.Unstructured) corev1.Container {
+	t.Helper()
+	_, pod := workload(t, objs)
+	for _, c := range pod.Spec.Containers {
+		if c.Name == "csi-resizer" {
+			return c
+		}
+	}
+	t.Fatal("no csi-resizer container")
+	return corev1.Container{}
+}
+
 func convert[T any](t *testing.T, u *unstructured.Unstructured) *T {
 	t.Helper()
 	out := new(T)
@@ -81,23 +123,19 @@ func convert[T any](t *testing.T, u *unstructured.Unstructured) *T {
 // resizerArgs returns the args of the chart's resizer container.
 func resizerArgs(t *testing.T, objs []*unstructured.Unstructured) []string {
 	t.Helper()
-	u := find(objs, "Deployment")
-	if u == nil {
-		t.Fatal("no Deployment rendered")
-	}
-	for _, c := range convert[appsv1.Deployment](t, u).Spec.Template.Spec.Containers {
-		if c.Name == "csi-resizer" {
-			return c.Args
-		}
-	}
-	t.Fatal("no csi-resizer container")
-	return nil
+	return resizerContainer(t, objs).Args
 }
 
+// ruleResources returns the resources of the rules of the ClusterRole
+// external-resizer-runner.
 func ruleResources(t *testing.T, objs []*unstructured.Unstructured) []string {
 	t.Helper()
+	role := findNamed(objs, "ClusterRole", "external-resizer-runner")
+	if role == nil {
+		t.Fatal("no ClusterRole external-resizer-runner rendered")
+	}
 	var out []string
-	for _, r := range convert[rbacv1.ClusterRole](t, find(objs, "ClusterRole")).Rules {
+	for _, r := range convert[rbacv1.ClusterRole](t, role).Rules {
 		out = append(out, r.Resources...)
 	}
 	return out
@@ -119,6 +157,10 @@ func TestChartValueSets(t *testing.T) {
 		wantResources []string
 		notResources  []string
 		wantRole      bool
+		// wantNodeReader: the ClusterRole external-resizer-node-reader
+		// and its binding are rendered, and the workload is a DaemonSet
+		// whose resizer gets NODE_NAME.
+		wantNodeReader bool
 	}{
 		{name: "defaults",
 			wantArgs:      []string{"--csi-address=/csi/csi.sock", "--v=2", "--workers=10", "--timeout=10s", "--leader-election", "--leader-election-namespace=default", "--http-endpoint=:8080", "--handle-volume-inuse-error=true"},
@@ -159,6 +201,23 @@ func TestChartValueSets(t *testing.T) {
 			wantArgs: []string{"--extra-modify-metadata"}, wantRole: true},
 		{name: "extraModifyMetadata also in additionalArgs", sets: []string{"extraModifyMetadata=true", "additionalArgs={--extra-modify-metadata}"},
 			wantArgs: []string{"--extra-modify-metadata"}, wantRole: true},
+		// With nodeDeployment the lease Role stays: each instance keeps its
+		// node Lease there.
+		{name: "node deployment", sets: []string{"nodeDeployment.enabled=true"},
+			wantArgs:      []string{"--csi-address=/csi/csi.sock", "--node-deployment", "--http-endpoint=:8080", "--handle-volume-inuse-error=true"},
+			notArgs:       []string{"--leader-election", "--leader-election-namespace", "--leader-election-lease-duration", "--leader-election-renew-deadline", "--leader-election-retry-period", "--leader-election-labels"},
+			wantResources: []string{"secrets", "persistentvolumes", "persistentvolumeclaims", "pods", "persistentvolumeclaims/status", "events", "storageclasses", "volumeattributesclasses"},
+			wantRole:      true, wantNodeReader: true},
+		{name: "node deployment, leader election off explicitly", sets: []string{"nodeDeployment.enabled=true", "leaderElection.enabled=false"},
+			wantArgs: []string{"--node-deployment"}, notArgs: []string{"--leader-election"}, wantRole: true, wantNodeReader: true},
+		{name: "node deployment, Lease namespace and labels", sets: []string{"nodeDeployment.enabled=true", "leaderElection.namespace=kube-leases", "leaderElection.labels.team=storage"},
+			wantArgs: []string{"--node-deployment", "--leader-election-namespace=kube-leases", "--leader-election-labels=team:storage"},
+			notArgs:  []string{"--leader-election", "--leader-election-lease-duration"}, wantRole: true, wantNodeReader: true},
+		{name: "node deployment, --node-deployment also in additionalArgs", sets: []string{"nodeDeployment.enabled=true", "additionalArgs={--node-deployment}"},
+			wantArgs: []string{"--node-deployment"}, wantRole: true, wantNodeReader: true},
+		{name: "node deployment, switched-off features", sets: []string{"nodeDeployment.enabled=true", "handleVolumeInUseError=false", "volumeModification.enabled=false", "secrets.enabled=false"},
+			wantArgs:     []string{"--node-deployment", "--handle-volume-inuse-error=false", "--feature-gates=VolumeAttributesClass=false"},
+			notResources: []string{"pods", "volumeattributesclasses", "secrets"}, wantRole: true, wantNodeReader: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -199,6 +258,16 @@ func TestChartValueSets(t *testing.T) {
 			if got := find(objs, "Role") != nil && find(objs, "RoleBinding") != nil; got != tc.wantRole {
 				t.Errorf("lease Role and RoleBinding rendered = %v, want %v", got, tc.wantRole)
 			}
+			reader := findNamed(objs, "ClusterRole", "external-resizer-node-reader") != nil
+			readerBinding := findNamed(objs, "ClusterRoleBinding", "csi-resizer-node-reader") != nil
+			if reader != tc.wantNodeReader || readerBinding != tc.wantNodeReader {
+				t.Errorf("ClusterRole external-resizer-node-reader rendered = %v, its binding %v, want %v", reader, readerBinding, tc.wantNodeReader)
+			}
+			kind, _ := workload(t, objs)
+			_, nodeName := nodeNameEnv(resizerContainer(t, objs))
+			if want := map[bool]string{false: "Deployment", true: "DaemonSet"}[tc.wantNodeReader]; kind != want || nodeName != tc.wantNodeReader {
+				t.Errorf("workload %s, resizer with NODE_NAME %v; want %s, %v", kind, nodeName, want, tc.wantNodeReader)
+			}
 			// The binary knows every flag and gate the chart passes
 			// (--version parses the command line and exits).
 			if out, err := exec.Command(tools.Resizer, append(args, "--version")...).CombinedOutput(); err != nil {
@@ -209,14 +278,24 @@ func TestChartValueSets(t *testing.T) {
 }
 
 // TestChartRefusesContradictions: values that would give the resizer a
-// feature gate its RBAC does not match fail the render, saying why.
+// feature gate its RBAC does not match, or flags it refuses together, fail
+// the render, saying why.
 func TestChartRefusesContradictions(t *testing.T) {
+	const modification = "volumeModification.enabled=false contradicts"
+	const nodeLeader = "nodeDeployment.enabled=true contradicts"
 	tests := []struct {
 		name string
 		sets []string
+		want string // in the message
 	}{
-		{name: "modification off, gate on in featureGates", sets: []string{"volumeModification.enabled=false", "featureGates.VolumeAttributesClass=true"}},
-		{name: "modification off, gate on in additionalArgs", sets: []string{"volumeModification.enabled=false", "additionalArgs={--feature-gates=VolumeAttributesClass=true}"}},
+		{name: "modification off, gate on in featureGates", sets: []string{"volumeModification.enabled=false", "featureGates.VolumeAttributesClass=true"}, want: modification},
+		{name: "modification off, gate on in additionalArgs", sets: []string{"volumeModification.enabled=false", "additionalArgs={--feature-gates=VolumeAttributesClass=true}"}, want: modification},
+		{name: "node deployment with leader election", sets: []string{"nodeDeployment.enabled=true", "leaderElection.enabled=true"}, want: nodeLeader + " leaderElection.enabled=true"},
+		{name: "node deployment with leader election, RBAC only", sets: []string{"nodeDeployment.enabled=true", "leaderElection.enabled=true", "standalone.enabled=false"}, want: nodeLeader + " leaderElection.enabled=true"},
+		{name: "node deployment with --leader-election in additionalArgs", sets: []string{"nodeDeployment.enabled=true", "additionalArgs={--leader-election}"}, want: nodeLeader + " --leader-election in additionalArgs"},
+		{name: "node deployment with --leader-election=true in additionalArgs", sets: []string{"nodeDeployment.enabled=true", "additionalArgs={--leader-election=true}"}, want: nodeLeader + " --leader-election=true in additionalArgs"},
+		{name: "node deployment with replicas", sets: []string{"nodeDeployment.enabled=true", "replicas=2"}, want: "replicas does not apply"},
+		{name: "--node-deployment in additionalArgs only", sets: []string{"additionalArgs={--node-deployment}"}, want: "set nodeDeployment.enabled=true instead"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,8 +304,8 @@ func TestChartRefusesContradictions(t *testing.T) {
 				args = append(args, "--set", s)
 			}
 			out, err := helm(t, args...)
-			if err == nil || !strings.Contains(out, "volumeModification.enabled=false contradicts") {
-				t.Fatalf("want a failure naming volumeModification.enabled, got %v:\n%s", err, out)
+			if err == nil || !strings.Contains(out, tc.want) {
+				t.Fatalf("want a failure saying %q, got %v:\n%s", tc.want, err, out)
 			}
 		})
 	}
@@ -245,29 +324,71 @@ func TestChartWithoutDriverFailsClearly(t *testing.T) {
 
 // TestChartRBACMatchesPlainManifest: the chart's default RBAC and
 // deploy/kubernetes/rbac.yaml, which the e2e resizer runs with, are the
-// same objects with the same rules.
+// same objects with the same rules; with nodeDeployment.enabled, those of
+// rbac.yaml and rbac-node-deployment.yaml. No RBAC object is rendered that
+// the plain manifests lack.
 func TestChartRBACMatchesPlainManifest(t *testing.T) {
-	plain, err := framework.ReadObjects(rbacFile())
-	must(t, err)
-	rendered := render(t)
-	for _, p := range plain {
-		switch want := p.(type) {
-		case *rbacv1.ClusterRole:
-			got := convert[rbacv1.ClusterRole](t, find(rendered, "ClusterRole"))
-			equalRBAC(t, "ClusterRole", got.Name, want.Name, got.Rules, want.Rules)
-		case *rbacv1.Role:
-			got := convert[rbacv1.Role](t, find(rendered, "Role"))
-			equalRBAC(t, "Role", got.Name, want.Name, got.Rules, want.Rules)
-		case *rbacv1.ClusterRoleBinding:
-			got := convert[rbacv1.ClusterRoleBinding](t, find(rendered, "ClusterRoleBinding"))
-			equalRBAC(t, "ClusterRoleBinding", got.Name, want.Name, got.Subjects, want.Subjects)
-			equalRBAC(t, "ClusterRoleBinding roleRef", got.Name, want.Name, got.RoleRef, want.RoleRef)
-		case *rbacv1.RoleBinding:
-			got := convert[rbacv1.RoleBinding](t, find(rendered, "RoleBinding"))
-			equalRBAC(t, "RoleBinding", got.Name, want.Name, got.Subjects, want.Subjects)
-			equalRBAC(t, "RoleBinding roleRef", got.Name, want.Name, got.RoleRef, want.RoleRef)
-		}
+	tests := []struct {
+		name  string
+		sets  []string
+		files []string
+	}{
+		{name: "defaults", files: []string{rbacFile()}},
+		{name: "node deployment", sets: []string{"nodeDeployment.enabled=true"}, files: []string{rbacFile(), nodeRBACFile}},
 	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var plain []runtime.Object
+			for _, f := range tc.files {
+				objs, err := framework.ReadObjects(f)
+				must(t, err)
+				plain = append(plain, objs...)
+			}
+			rendered := render(t, tc.sets...)
+			want := map[string]bool{}
+			for _, p := range plain {
+				switch w := p.(type) {
+				case *rbacv1.ClusterRole:
+					want["ClusterRole/"+w.Name] = true
+					got := convert[rbacv1.ClusterRole](t, renderedRBAC(t, rendered, "ClusterRole", w.Name))
+					equalRBAC(t, "ClusterRole", got.Name, w.Name, got.Rules, w.Rules)
+				case *rbacv1.Role:
+					want["Role/"+w.Name] = true
+					got := convert[rbacv1.Role](t, renderedRBAC(t, rendered, "Role", w.Name))
+					equalRBAC(t, "Role", got.Name, w.Name, got.Rules, w.Rules)
+				case *rbacv1.ClusterRoleBinding:
+					want["ClusterRoleBinding/"+w.Name] = true
+					got := convert[rbacv1.ClusterRoleBinding](t, renderedRBAC(t, rendered, "ClusterRoleBinding", w.Name))
+					equalRBAC(t, "ClusterRoleBinding", got.Name, w.Name, got.Subjects, w.Subjects)
+					equalRBAC(t, "ClusterRoleBinding roleRef", got.Name, w.Name, got.RoleRef, w.RoleRef)
+				case *rbacv1.RoleBinding:
+					want["RoleBinding/"+w.Name] = true
+					got := convert[rbacv1.RoleBinding](t, renderedRBAC(t, rendered, "RoleBinding", w.Name))
+					equalRBAC(t, "RoleBinding", got.Name, w.Name, got.Subjects, w.Subjects)
+					equalRBAC(t, "RoleBinding roleRef", got.Name, w.Name, got.RoleRef, w.RoleRef)
+				}
+			}
+			for _, o := range rendered {
+				if o.GetAPIVersion() == rbacv1.SchemeGroupVersion.String() && !want[o.GetKind()+"/"+o.GetName()] {
+					t.Errorf("the chart renders %s %s, which %v lack", o.GetKind(), o.GetName(), tc.files)
+				}
+			}
+		})
+	}
+}
+
+// nodeRBACFile is the extra RBAC of a --node-deployment resizer.
+var nodeRBACFile = filepath.Join("..", "..", "deploy", "kubernetes", "rbac-node-deployment.yaml")
+
+// renderedRBAC is the rendered object of kind and name; it fails the test
+// when there is none.
+func renderedRBAC(t *testing.T, objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	o := findNamed(objs, kind, name)
+	if o == nil {
+		t.Fatalf("the chart renders no %s %s", kind, name)
+	}
+	return o
 }
 
 // TestChartRBACWithoutModification: with volumeModification.enabled=false
@@ -286,7 +407,7 @@ func TestChartRBACWithoutModification(t *testing.T) {
 			}
 		}
 	}
-	got := convert[rbacv1.ClusterRole](t, find(render(t, "volumeModification.enabled=false"), "ClusterRole"))
+	got := convert[rbacv1.ClusterRole](t, findNamed(render(t, "volumeModification.enabled=false"), "ClusterRole", "external-resizer-runner"))
 	equalRBAC(t, "ClusterRole", got.Name, "external-resizer-runner", got.Rules, want)
 }
 
@@ -296,7 +417,7 @@ func equalRBAC[T any](t *testing.T, kind, gotName, wantName string, got, want T)
 		t.Errorf("%s name = %q, want %q", kind, gotName, wantName)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s %s:\n chart    %+v\n rbac.yaml %+v", kind, wantName, got, want)
+		t.Errorf("%s %s:\n chart %+v\n plain %+v", kind, wantName, got, want)
 	}
 }
 
@@ -304,7 +425,9 @@ func equalRBAC[T any](t *testing.T, kind, gotName, wantName string, got, want T)
 // renders (server-side apply, dry run).
 func TestChartObjectsValidate(t *testing.T) {
 	for _, sets := range [][]string{nil, {"metrics.service.enabled=true", "leaderElection.enabled=false", "replicas=1"},
-		{"volumeModification.enabled=false", "resizeTimeout=1m", "modifyTimeout=5m", "extraModifyMetadata=true"}} {
+		{"volumeModification.enabled=false", "resizeTimeout=1m", "modifyTimeout=5m", "extraModifyMetadata=true"},
+		{"nodeDeployment.enabled=true"},
+		{"nodeDeployment.enabled=true", "nodeDeployment.maxUnavailable=10%", "metrics.service.enabled=true", "leaderElection.labels.team=storage", "tolerations[0].operator=Exists"}} {
 		for _, obj := range render(t, sets...) {
 			err := framework.DryRunApply(context.Background(), cluster.AdminConfig, obj, "default")
 			if err != nil && !strings.Contains(err.Error(), framework.ErrUnknownKind.Error()) {
@@ -315,9 +438,11 @@ func TestChartObjectsValidate(t *testing.T) {
 }
 
 // TestChartInstall follows the README's Helm install word by word against
-// the real API server (no pods run: there is no kubelet). The RBAC of
-// rbac.yaml is taken away first, since the chart creates the same
-// cluster-wide objects, and put back afterwards.
+// the real API server (no pods run: there is no kubelet), then installs the
+// chart again with nodeDeployment.enabled. The RBAC of rbac.yaml (and of
+// rbac-node-deployment.yaml, if a test created it) is taken away first,
+// since the chart creates the same cluster-wide objects, and put back
+// afterwards.
 func TestChartInstall(t *testing.T) {
 	ctx := context.Background()
 	kubeconfig, err := cluster.WriteKubeconfig("helm-admin", cluster.AdminIdentity())
@@ -326,25 +451,87 @@ func TestChartInstall(t *testing.T) {
 	must(t, rbac.ClusterRoles().Delete(ctx, "external-resizer-runner", metav1.DeleteOptions{}))
 	must(t, rbac.ClusterRoleBindings().Delete(ctx, "csi-resizer-role", metav1.DeleteOptions{}))
 	t.Cleanup(func() { must(t, framework.ApplyRBAC(ctx, cluster.Admin, rbacFile(), resizerNamespace)) })
+	setAsideNodeRBAC(t)
 
-	// The README's command, plus the kubeconfig of this cluster.
-	out, err := helm(t, "install", "csi-resizer", chart, "--namespace", "kube-csi", "--create-namespace",
-		"--set", "driver.image=registry.example.com/my-csi-driver:v1.0.0",
-		"--set", "driver.args={--endpoint=unix:///csi/csi.sock}",
-		"--kubeconfig", kubeconfig)
-	if err != nil {
-		t.Fatalf("helm install: %v\n%s", err, out)
+	tests := []struct {
+		name string
+		sets []string
+		// kind is the workload's; node, whether the nodes RBAC comes too.
+		kind string
+		node bool
+	}{
+		// The README's command, plus the kubeconfig of this cluster.
+		{name: "defaults", kind: "Deployment"},
+		{name: "node deployment", sets: []string{"nodeDeployment.enabled=true"}, kind: "DaemonSet", node: true},
 	}
-	if _, err := cluster.Admin.AppsV1().Deployments("kube-csi").Get(ctx, "csi-resizer", metav1.GetOptions{}); err != nil {
-		t.Errorf("Deployment after install: %v", err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"install", "csi-resizer", chart, "--namespace", "kube-csi", "--create-namespace",
+				"--set", "driver.image=registry.example.com/my-csi-driver:v1.0.0",
+				"--set", "driver.args={--endpoint=unix:///csi/csi.sock}",
+				"--kubeconfig", kubeconfig}
+			for _, s := range tc.sets {
+				args = append(args, "--set", s)
+			}
+			out, err := helm(t, args...)
+			if err != nil {
+				t.Fatalf("helm install: %v\n%s", err, out)
+			}
+			t.Cleanup(func() {
+				if out, err := helm(t, "uninstall", "csi-resizer", "--kubeconfig", kubeconfig, "--namespace", "kube-csi"); err != nil {
+					t.Errorf("helm uninstall: %v\n%s", err, out)
+				}
+			})
+			var workloads []string
+			if _, err := cluster.Admin.AppsV1().Deployments("kube-csi").Get(ctx, "csi-resizer", metav1.GetOptions{}); err == nil {
+				workloads = append(workloads, "Deployment")
+			}
+			if _, err := cluster.Admin.AppsV1().DaemonSets("kube-csi").Get(ctx, "csi-resizer", metav1.GetOptions{}); err == nil {
+				workloads = append(workloads, "DaemonSet")
+			}
+			if !slices.Equal(workloads, []string{tc.kind}) {
+				t.Errorf("workloads kube-csi/csi-resizer after install: %v, want a %s only", workloads, tc.kind)
+			}
+			if _, err := rbac.ClusterRoles().Get(ctx, "external-resizer-runner", metav1.GetOptions{}); err != nil {
+				t.Errorf("ClusterRole after install: %v", err)
+			}
+			if _, err := rbac.Roles("kube-csi").Get(ctx, "external-resizer-cfg", metav1.GetOptions{}); err != nil {
+				t.Errorf("lease Role after install: %v", err)
+			}
+			_, errReader := rbac.ClusterRoles().Get(ctx, "external-resizer-node-reader", metav1.GetOptions{})
+			_, errReaderBinding := rbac.ClusterRoleBindings().Get(ctx, "csi-resizer-node-reader", metav1.GetOptions{})
+			if (errReader == nil) != tc.node || (errReaderBinding == nil) != tc.node {
+				t.Errorf("after install: ClusterRole external-resizer-node-reader %v, ClusterRoleBinding csi-resizer-node-reader %v; want them %v",
+					errReader, errReaderBinding, tc.node)
+			}
+		})
 	}
-	if _, err := rbac.ClusterRoles().Get(ctx, "external-resizer-runner", metav1.GetOptions{}); err != nil {
-		t.Errorf("ClusterRole after install: %v", err)
+}
+
+// setAsideNodeRBAC deletes the cluster-wide objects of
+// rbac-node-deployment.yaml that exist, which a chart installed with
+// nodeDeployment.enabled would create, and creates them again when the test
+// ends.
+func setAsideNodeRBAC(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	rbac := cluster.Admin.RbacV1()
+	if role, err := rbac.ClusterRoles().Get(ctx, "external-resizer-node-reader", metav1.GetOptions{}); err == nil {
+		must(t, rbac.ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{}))
+		role.ObjectMeta = metav1.ObjectMeta{Name: role.Name, Labels: role.Labels, Annotations: role.Annotations}
+		t.Cleanup(func() {
+			if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+				t.Errorf("put back ClusterRole %s: %v", role.Name, err)
+			}
+		})
 	}
-	if _, err := rbac.Roles("kube-csi").Get(ctx, "external-resizer-cfg", metav1.GetOptions{}); err != nil {
-		t.Errorf("lease Role after install: %v", err)
-	}
-	if out, err := helm(t, "uninstall", "csi-resizer", "--kubeconfig", kubeconfig, "--namespace", "kube-csi"); err != nil {
-		t.Errorf("helm uninstall: %v\n%s", err, out)
+	if binding, err := rbac.ClusterRoleBindings().Get(ctx, "csi-resizer-node-reader", metav1.GetOptions{}); err == nil {
+		must(t, rbac.ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{}))
+		binding.ObjectMeta = metav1.ObjectMeta{Name: binding.Name, Labels: binding.Labels, Annotations: binding.Annotations}
+		t.Cleanup(func() {
+			if _, err := rbac.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+				t.Errorf("put back ClusterRoleBinding %s: %v", binding.Name, err)
+			}
+		})
 	}
 }

@@ -9,7 +9,8 @@ charts. Everything here reads only the context it is given:
   .Chart    for the default image tag, its AppVersion (optional when
             .Values.image.tag is set)
 
-A driver chart includes it in its controller pod's container list:
+A driver chart includes it in its controller pod's container list (or, with
+nodeDeployment.enabled, in its node DaemonSet's):
 
   containers:
     {{- include "csi-resizer.container" (dict "Values" .Values.resizer "Release" .Release "Chart" .Subcharts.resizer.Chart) | nindent 8 }}
@@ -36,6 +37,42 @@ default when the key is missing, null or an empty string. Unlike the
 {{/* csi-resizer.enabled: (list map key default) → "true" or "false". */}}
 {{- define "csi-resizer.enabled" -}}
 {{- eq (include "csi-resizer.value" .) "true" -}}
+{{- end -}}
+
+{{/*
+csi-resizer.nodeDeployment: (the resizer values) → "true" when the resizer
+runs one instance per node (nodeDeployment.enabled), else "false".
+*/}}
+{{- define "csi-resizer.nodeDeployment" -}}
+{{- include "csi-resizer.enabled" (list (.nodeDeployment | default dict) "enabled" false) -}}
+{{- end -}}
+
+{{/*
+csi-resizer.leaderElection: (the resizer values) → "true" when the resizer
+runs with leader election, else "false". leaderElection.enabled left empty
+means on, except with nodeDeployment.enabled, where no instance leads (the
+binary refuses --node-deployment with --leader-election): set true there, it
+fails the render.
+*/}}
+{{- define "csi-resizer.leaderElection" -}}
+{{- $le := .leaderElection | default dict -}}
+{{- if eq (include "csi-resizer.nodeDeployment" .) "true" -}}
+{{- if eq (include "csi-resizer.enabled" (list $le "enabled" false)) "true" -}}
+{{- fail "nodeDeployment.enabled=true contradicts leaderElection.enabled=true: with --node-deployment every node runs its own resizer for that node's volumes, so there is no leader to elect (the resizer refuses the two flags together). Leave leaderElection.enabled empty, or set it false." -}}
+{{- end -}}
+false
+{{- else -}}
+{{- include "csi-resizer.enabled" (list $le "enabled" true) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+csi-resizer.leases: (the resizer values) → "true" when the resizer keeps a
+Lease, so that the Role and RoleBinding for leases are needed: the leader
+election Lease, or with nodeDeployment.enabled each instance's node Lease.
+*/}}
+{{- define "csi-resizer.leases" -}}
+{{- or (eq (include "csi-resizer.leaderElection" .) "true") (eq (include "csi-resizer.nodeDeployment" .) "true") -}}
 {{- end -}}
 
 {{/*
@@ -122,15 +159,38 @@ override both, so it is left out then, and an unset one is passed as timeout.
 {{- end -}}
 
 {{/*
+csi-resizer.flagOn: an argument → "true" when it turns a boolean flag on
+("--name", "--name=true", "=t", "=1"), else "false".
+*/}}
+{{- define "csi-resizer.flagOn" -}}
+{{- $parts := splitList "=" (toString .) -}}
+{{- or (eq (len $parts) 1) (has (lower (last $parts)) (list "true" "t" "1")) -}}
+{{- end -}}
+
+{{/*
 csi-resizer.args: the resizer's arguments as a YAML list. The generated
 arguments are collected in a dict keyed by flag name; an additional argument
 whose flag name is a key replaces that entry (keeping its place), every other
 additional argument is appended in its order. --feature-gates is the
 exception: its gates are merged into ours (see csi-resizer.featureGates).
+With nodeDeployment.enabled the resizer gets --node-deployment and none of
+the leader election flags but --leader-election-namespace (only when
+leaderElection.namespace is set) and --leader-election-labels, which place
+and label the node Lease.
 */}}
 {{- define "csi-resizer.args" -}}
 {{- $v := .Values -}}
 {{- $le := $v.leaderElection | default dict -}}
+{{- $node := eq (include "csi-resizer.nodeDeployment" $v) "true" -}}
+{{- range $v.additionalArgs -}}
+{{- $name := include "csi-resizer.flagName" . -}}
+{{- if and $node (eq $name "leader-election") (eq (include "csi-resizer.flagOn" .) "true") -}}
+{{- fail (printf "nodeDeployment.enabled=true contradicts %s in additionalArgs: the resizer refuses --node-deployment with --leader-election (every node runs its own resizer, there is no leader to elect). Remove it." .) -}}
+{{- end -}}
+{{- if and (not $node) (eq $name "node-deployment") (eq (include "csi-resizer.flagOn" .) "true") -}}
+{{- fail (printf "%s in additionalArgs: set nodeDeployment.enabled=true instead, which also gives the container NODE_NAME, turns leader election off and grants the RBAC on nodes (and, standalone, runs a DaemonSet)." .) -}}
+{{- end -}}
+{{- end -}}
 {{- $metrics := $v.metrics | default dict -}}
 {{- $args := dict -}}
 {{- $_ := set $args "csi-address" (printf "--csi-address=%s" (include "csi-resizer.value" (list $v "csiAddress" "/csi/csi.sock"))) -}}
@@ -158,7 +218,24 @@ exception: its gates are merged into ours (see csi-resizer.featureGates).
 {{- if eq (include "csi-resizer.enabled" (list $v "extraModifyMetadata" false)) "true" -}}
 {{- $_ = set $args "extra-modify-metadata" "--extra-modify-metadata" -}}
 {{- end -}}
-{{- if eq (include "csi-resizer.enabled" (list $le "enabled" true)) "true" -}}
+{{- $leaseLabels := "" -}}
+{{- with $le.labels -}}
+{{- $labels := list -}}
+{{- range $key, $value := . -}}
+{{- $labels = append $labels (printf "%s:%v" $key $value) -}}
+{{- end -}}
+{{- $leaseLabels = printf "--leader-election-labels=%s" (join "," $labels) -}}
+{{- end -}}
+{{- if $node -}}
+{{- /* No leader: the node Lease goes to the pod's namespace unless leaderElection.namespace says otherwise. */ -}}
+{{- $_ = set $args "node-deployment" "--node-deployment" -}}
+{{- with include "csi-resizer.value" (list $le "namespace" "") -}}
+{{- $_ = set $args "leader-election-namespace" (printf "--leader-election-namespace=%s" .) -}}
+{{- end -}}
+{{- with $leaseLabels -}}
+{{- $_ = set $args "leader-election-labels" . -}}
+{{- end -}}
+{{- else if eq (include "csi-resizer.leaderElection" $v) "true" -}}
 {{- $_ = set $args "leader-election" "--leader-election" -}}
 {{- $ns := include "csi-resizer.value" (list $le "namespace" "") -}}
 {{- if and (not $ns) .Release -}}
@@ -170,12 +247,8 @@ exception: its gates are merged into ours (see csi-resizer.featureGates).
 {{- $_ = set $args "leader-election-lease-duration" (printf "--leader-election-lease-duration=%s" (include "csi-resizer.value" (list $le "leaseDuration" "15s"))) -}}
 {{- $_ = set $args "leader-election-renew-deadline" (printf "--leader-election-renew-deadline=%s" (include "csi-resizer.value" (list $le "renewDeadline" "10s"))) -}}
 {{- $_ = set $args "leader-election-retry-period" (printf "--leader-election-retry-period=%s" (include "csi-resizer.value" (list $le "retryPeriod" "5s"))) -}}
-{{- with $le.labels -}}
-{{- $labels := list -}}
-{{- range $key, $value := . -}}
-{{- $labels = append $labels (printf "%s:%v" $key $value) -}}
-{{- end -}}
-{{- $_ = set $args "leader-election-labels" (printf "--leader-election-labels=%s" (join "," $labels)) -}}
+{{- with $leaseLabels -}}
+{{- $_ = set $args "leader-election-labels" . -}}
 {{- end -}}
 {{- end -}}
 {{- $port := int (include "csi-resizer.value" (list $metrics "port" 8080)) -}}
@@ -195,7 +268,7 @@ exception: its gates are merged into ours (see csi-resizer.featureGates).
 {{- end -}}
 {{- end -}}
 {{- $list := list -}}
-{{- range list "csi-address" "v" "timeout" "resize-timeout" "modify-timeout" "workers" "kube-api-qps" "kube-api-burst" "handle-volume-inuse-error" "feature-gates" "retry-interval-start" "retry-interval-max" "extra-modify-metadata" "leader-election" "leader-election-namespace" "leader-election-lease-duration" "leader-election-renew-deadline" "leader-election-retry-period" "leader-election-labels" "http-endpoint" -}}
+{{- range list "csi-address" "v" "timeout" "resize-timeout" "modify-timeout" "workers" "kube-api-qps" "kube-api-burst" "handle-volume-inuse-error" "feature-gates" "retry-interval-start" "retry-interval-max" "extra-modify-metadata" "node-deployment" "leader-election" "leader-election-namespace" "leader-election-lease-duration" "leader-election-renew-deadline" "leader-election-retry-period" "leader-election-labels" "http-endpoint" -}}
 {{- if hasKey $args . -}}
 {{- $list = append $list (get $args .) -}}
 {{- end -}}
@@ -209,7 +282,8 @@ exception: its gates are merged into ours (see csi-resizer.featureGates).
 {{- $image := $v.image | default dict -}}
 {{- $metrics := $v.metrics | default dict -}}
 {{- $socket := $v.socketVolume | default dict -}}
-{{- $leaderElection := eq (include "csi-resizer.enabled" (list ($v.leaderElection | default dict) "enabled" true)) "true" -}}
+{{- $leaderElection := eq (include "csi-resizer.leaderElection" $v) "true" -}}
+{{- $node := eq (include "csi-resizer.nodeDeployment" $v) "true" -}}
 {{- $tag := include "csi-resizer.value" (list $image "tag" "") -}}
 {{- if and (not $tag) .Chart -}}
 {{- $tag = .Chart.AppVersion -}}
@@ -224,6 +298,14 @@ exception: its gates are merged into ours (see csi-resizer.featureGates).
   imagePullPolicy: {{ include "csi-resizer.value" (list $image "pullPolicy" "IfNotPresent") }}
   args:
     {{- include "csi-resizer.args" . | nindent 4 }}
+  {{- if $node }}
+  # --node-deployment: the node this instance handles the volumes of.
+  env:
+    - name: NODE_NAME
+      valueFrom:
+        fieldRef:
+          fieldPath: spec.nodeName
+  {{- end }}
   {{- if gt $port 0 }}
   ports:
     - name: {{ $portName }}
