@@ -100,7 +100,9 @@ labels and an alert keeps its identity when its series come and go.
 {{- join "," $out -}}
 {{- end -}}
 
-{{/* The selector's label names, for by (...): container, namespace. */}}
+{{/* The selector's label names, for by (...): container, namespace; and node with nodeDeployment, whose instances each report their node's claims. */}}
 {{- define "csi-resizer.ruleGroupBy" -}}
-{{- include "csi-resizer.ruleSelector" . | fromJson | keys | sortAlpha | join ", " -}}
+{{- $by := include "csi-resizer.ruleSelector" . | fromJson | keys | sortAlpha -}}
+{{- if eq (include "csi-resizer.nodeDeployment" .Values) "true" }}{{ $by = append $by "node" }}{{ end -}}
+{{- join ", " $by -}}
 {{- end -}}
