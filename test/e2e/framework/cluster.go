@@ -98,16 +98,12 @@ func StartCluster(ctx context.Context, tools Tools, dir string, ids ...Identity)
 }
 
 func (c *Cluster) startEtcd(tools Tools) error {
-	client, err := FreePort()
+	ports, err := FreePorts(2) // distinct, unlike two calls of FreePort
 	if err != nil {
 		return err
 	}
-	peer, err := FreePort()
-	if err != nil {
-		return err
-	}
-	clientURL := "http://127.0.0.1:" + strconv.Itoa(client)
-	peerURL := "http://127.0.0.1:" + strconv.Itoa(peer)
+	clientURL := "http://127.0.0.1:" + strconv.Itoa(ports[0])
+	peerURL := "http://127.0.0.1:" + strconv.Itoa(ports[1])
 	c.etcd, err = StartProcess("etcd", filepath.Join(c.Dir, "etcd.log"), tools.Etcd,
 		"--name=e2e", "--data-dir="+filepath.Join(c.Dir, "etcd"),
 		"--listen-client-urls="+clientURL, "--advertise-client-urls="+clientURL,

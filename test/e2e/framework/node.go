@@ -93,16 +93,14 @@ func (n *Node) kubeletArgs(runtime string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	healthz, err := FreePort()
+	// Two distinct ports: two calls of FreePort may return one port twice,
+	// and kubelet then fails to listen on the second.
+	ports, err := FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
 	config := filepath.Join(n.dir, "kubelet.yaml")
-	if err := os.WriteFile(config, []byte(kubeletConfig(runtime, port, healthz)), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(kubeletConfig(runtime, ports[0], ports[1])), 0o600); err != nil {
 		return nil, err
 	}
 	return []string{"--config=" + config, "--kubeconfig=" + kubeconfig, "--root-dir=" + n.RootDir,

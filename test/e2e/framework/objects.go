@@ -47,6 +47,8 @@ type Volume struct {
 	AttributesClass string
 	// AccessModes of the claim and the PV; ReadWriteOnce when empty.
 	AccessModes []v1.PersistentVolumeAccessMode
+	// NodeAffinity is the PV's spec.nodeAffinity.
+	NodeAffinity *v1.VolumeNodeAffinity
 }
 
 func (v Volume) accessModes() []v1.PersistentVolumeAccessMode {
@@ -105,6 +107,7 @@ func CreateBound(ctx context.Context, c kubernetes.Interface, v Volume) (*v1.Per
 			StorageClassName:              v.Class,
 			VolumeAttributesClassName:     optional(v.AttributesClass),
 			PersistentVolumeReclaimPolicy: v1.PersistentVolumeReclaimDelete,
+			NodeAffinity:                  v.NodeAffinity,
 			ClaimRef:                      &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: v.Namespace, Name: v.Claim, UID: pvc.UID},
 			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
 				Driver: v.Driver, VolumeHandle: v.Handle, FSType: "ext4", ControllerExpandSecretRef: v.SecretRef,
