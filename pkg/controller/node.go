@@ -62,9 +62,12 @@ func (c *Controller) notOwned(logger klog.Logger, key string, pvc *v1.Persistent
 // is given once per claim and reason, and only when the claim asks for
 // something, as the decisions say: every instance whose node the affinity
 // selects refuses the claim, and a warning on every claim of a zonal driver
-// from every node of the zone would drown the ones that matter.
+// from every node of the zone would drown the ones that matter. What was
+// warned is remembered in memory: an instance that restarts warns again.
 func (c *Controller) refuse(logger klog.Logger, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, reason string) {
-	if p := c.decide(logger, key, pvc, pv, false); p.first() == noOperation {
+	// Decided quietly (the zero Logger discards): the decision says whether
+	// the claim asks for something, not what this instance does, nothing.
+	if p := c.decide(klog.Logger{}, key, pvc, pv, false); p.first() == noOperation {
 		return
 	}
 	id := idOf(key, pvc)
