@@ -122,7 +122,7 @@ func (o *Objects) nodeOwner() (node, why string) {
 	if shared != "" {
 		return "", shared + "; each instance whose node it selects refuses it (warning " + eventtext.ReasonNodeAffinityConflict + "), and none handles it"
 	}
-	return "", fmt.Sprintf("its node affinity pins it to no one node that exists (%s): no instance handles it, and one whose node it selects refuses it (warning %s)",
+	return "", fmt.Sprintf("its node affinity pins it to no one node that exists (%s): no instance handles it, and each instance whose node it selects refuses it (warning %s)",
 		namedList(slices.Sorted(maps.Keys(o.Nodes)), namedNodes(pv)), eventtext.ReasonNodeAffinityConflict)
 }
 
@@ -132,7 +132,7 @@ func namedList(found, named []string) string {
 	case len(named) == 0:
 		return "it names no node"
 	case len(found) == 0:
-		return "no node called " + strings.Join(named, " or ") + " exists"
+		return "no node is called " + strings.Join(named, " or ")
 	}
 	return "node " + strings.Join(found, ", ") + " cannot use it"
 }

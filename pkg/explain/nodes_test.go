@@ -92,13 +92,13 @@ func TestExplainNodeDeployment(t *testing.T) {
 		owner: "whose resizers run with --node-deployment, one per node (node Leases: 1): the volume has no required node affinity: it is pinned to no node, so no instance handles it",
 	}, {
 		name: "a zone", affinity: pinned(v1.LabelTopologyZone, "z1"), leases: []runtime.Object{nodeLease("node-a", fresh)},
-		owner: "its node affinity pins it to no one node that exists (no node called z1 exists): no instance handles it",
+		owner: "its node affinity pins it to no one node that exists (no node is called z1): no instance handles it",
 	}, {
 		name: "both nodes by name", affinity: pinned(v1.LabelHostname, "node-a", "node-b"), leases: []runtime.Object{nodeLease("node-a", fresh)},
 		owner: "pins it to no one node that exists (it names no node)",
 	}, {
 		name: "a node that cannot use it", affinity: pinned(v1.LabelHostname, "node-c"), leases: []runtime.Object{nodeLease("node-a", fresh)},
-		owner: "no node called node-c exists",
+		owner: "no node is called node-c",
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -31,8 +32,11 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/csi-resizer/csi-resizer/pkg/explain"
+	"github.com/csi-resizer/csi-resizer/pkg/list"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -172,6 +176,50 @@ func TestNodeDeployment(t *testing.T) {
 		d.checkCalls(b, csidriver.MethodExpand, b.claim+":2Gi", b.claim+":3Gi")
 	})
 
+	// explain and list name the node whose instance handles a claim, tell
+	// from its node Lease whether it runs, and why no instance handles the
+	// refused claims. Node b's resizer stops as a DaemonSet pod is stopped
+	// (SIGTERM): it deletes its Lease, and a claim grown then is nobody's.
+	step("explain", func(t *testing.T) {
+		bindExplainer(t)
+		must(t, errBindExplainer)
+		for claim, why := range map[string]string{
+			sharedClaim:   "no instance handles it",
+			unpinnedClaim: "the volume has no required node affinity: it is pinned to no node, so no instance handles it",
+		} {
+			if x := d.explained(claim); x.Owner.Handled || !strings.Contains(x.Owner.Why, why) {
+				t.Errorf("explain %s: owner %+v, want not handled: ...%s", claim, x.Owner, why)
+			}
+		}
+		if x := d.explained(a.claim); x.Owner.Node != a.name || x.Resizer == nil || x.Resizer.Node != a.name || x.Resizer.Status != explain.ResizerRunning {
+			t.Errorf("explain %s: owner %+v, resizer %+v; want node %s's instance, running", a.claim, x.Owner, x.Resizer, a.name)
+		}
+		must(t, b.resizer.Stop(30*time.Second))
+		d.grow(b.claim, "4Gi")
+		// As an instance leaves a claim it stopped in the middle of: the
+		// expansion to 4Gi recorded, the driver not yet answered.
+		recorded := `{"status":{"allocatedResources":{"storage":"4Gi"},"allocatedResourceStatuses":{"storage":"ControllerResizeInProgress"}}}`
+		_, err := cluster.Admin.CoreV1().PersistentVolumeClaims(d.ns).Patch(d.ctx, b.claim, types.MergePatchType, []byte(recorded), metav1.PatchOptions{}, "status")
+		must(t, err)
+		x := d.explained(b.claim)
+		if x.Owner.Node != b.name || x.Resizer == nil || x.Resizer.Node != b.name || x.Resizer.Status != explain.ResizerNotRunning ||
+			!strings.Contains(x.Resizer.Summary, "no resizer runs on node "+b.name) {
+			t.Fatalf("explain %s after node b's resizer stopped: owner %+v, resizer %+v", b.claim, x.Owner, x.Resizer)
+		}
+		if op := x.Operations[0]; op.NextStepBy != explain.ByNobody {
+			t.Errorf("explain %s: the expansion's next step is %s's (%s), want nobody's", b.claim, op.NextStepBy, op.Next)
+		}
+		out, stderr, code := runExplain(t, "list", "-n", d.ns, "-o", "json")
+		var r list.Result
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+			t.Fatalf("list -o json exited with %d (%v): %s%s", code, err, stderr, out)
+		}
+		i := slices.IndexFunc(r.Items, func(it list.Item) bool { return it.Name == b.claim })
+		if i < 0 || r.Items[i].Node != b.name || r.Items[i].NextStepBy != explain.ByNobody {
+			t.Errorf("list: %+v, want %s on node %s, nobody's", r.Items, b.claim, b.name)
+		}
+	})
+
 	// Each run of each instance whose node the zone selects warned once, and
 	// said once that volumes without affinity are no instance's; the refused
 	// claims are still as they were, and no driver was called for them (the
@@ -188,6 +236,20 @@ func TestNodeDeployment(t *testing.T) {
 			}
 		}
 	}
+}
+
+// explained explains claim as JSON through the plugin, as the explain
+// identity (explain-rbac.yaml), and logs the text an operator sees.
+func (d *nodeDeployment) explained(claim string) explain.Explanation {
+	d.t.Helper()
+	text, _, _ := runExplain(d.t, "explain", "-n", d.ns, claim)
+	d.t.Logf("kubectl csi-resizer explain -n %s %s\n%s", d.ns, claim, text)
+	out, stderr, code := runExplain(d.t, "explain", "-n", d.ns, claim, "-o", "json")
+	var x explain.Explanation
+	if err := json.Unmarshal([]byte(out), &x); code != 0 || err != nil {
+		d.t.Fatalf("explain -o json %s exited with %d (%v): %s%s", claim, code, err, stderr, out)
+	}
+	return x
 }
 
 // The claims of TestNodeDeployment besides each node's own (localNode.claim).
