@@ -22,7 +22,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -206,6 +208,44 @@ func TestRunNodeDeploymentKeepsItsLease(t *testing.T) {
 	if _, err := client.CoordinationV1().Leases("drivers").Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("node Lease after the stop: %v, want NotFound", err)
 	}
+}
+
+// TestRunNodeDeploymentReplacesADeadInstancesLease checks that an instance
+// that starts where one died (killed: its node Lease left, no longer
+// renewed) takes the Lease over at once: it names the new holder, is
+// renewed now, and carries the new instance's labels only, so explain
+// reads the live instance, not the dead one.
+func TestRunNodeDeploymentReplacesADeadInstancesLease(t *testing.T) {
+	t.Setenv(options.NodeNameEnv, "node-1")
+	name := options.NodeLeaseName(testDriver, "node-1")
+	dead := "gone-host_0badcafe"
+	duration, renewed := int32(40), metav1.NewMicroTime(time.Now().Add(-time.Hour))
+	stale := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "drivers",
+			Labels: map[string]string{"team": "old", options.NodeLeaseLabel: options.NodeLeaseValue(testDriver)}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &dead, LeaseDurationSeconds: &duration, RenewTime: &renewed},
+	}
+	d := csidriver.StartForTest(t, csidriver.Config{DriverName: testDriver, ControllerExpand: true, NoNodeService: true})
+	client := newFakeAPI(testNode("node-1", map[string]string{v1.LabelHostname: "node-1"}), stale)
+	start := time.Now()
+	startSidecar(t, newOptions(t, d, "--node-deployment", "--leader-election-namespace=drivers"), fakeClients(client))
+	host, _ := os.Hostname()
+	waitFor(t, "the node Lease taken over", func() (bool, error) {
+		l, err := client.CoordinationV1().Leases("drivers").Get(context.Background(), name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == dead {
+			return false, err
+		}
+		if options.HostOf(*l.Spec.HolderIdentity) != host || l.Spec.RenewTime == nil || l.Spec.RenewTime.Time.Before(start.Add(-time.Second)) {
+			t.Errorf("node Lease after the restart: holder %q, renewed %v; want this host's, renewed since %v", *l.Spec.HolderIdentity, l.Spec.RenewTime, start)
+		}
+		if _, ok := l.Labels["team"]; ok || l.Labels[options.NodeLeaseLabel] != options.NodeLeaseValue(testDriver) {
+			t.Errorf("node Lease labels after the restart: %v, want the new instance's only", l.Labels)
+		}
+		return true, nil
+	})
 }
 
 // TestPodInformerOfNode checks that a node's instance asks only for the
