@@ -143,11 +143,14 @@ demo:
 # `make bench` measures what the resizer costs (docs/benchmarks.md): N claims
 # grown at once and N claims changing VolumeAttributesClass at once, each at
 # two API budgets, memory with 10,000 claims and volumes, the latency of one
-# resize, and a /metrics scrape with 10,000 and 50,000 claims, against the
-# components of the e2e suite. It takes about 20 minutes; BENCH_ARGS=-h lists
-# its flags, and BENCH_ARGS='-n 50 -modify-n 50 -memory-n 500 -scrape-n
-# 500,1000 -svg=' is a quick check that leaves docs/ alone. Progress goes to
-# stderr, a markdown report to stdout.
+# resize, a /metrics scrape with 10,000 and 50,000 claims, and 10,000 claims
+# on 50 nodes grown by one resizer, then by one --node-deployment resizer per
+# node, against the components of the e2e suite. It takes about 30 minutes
+# (BENCH_ARGS=-mode=all,-nodes leaves the node comparison out, about 20);
+# BENCH_ARGS=-h lists its flags, and BENCH_ARGS='-n 50 -modify-n 50 -memory-n
+# 500 -scrape-n 500,1000 -nodes 5 -nodes-n 500 -nodes-idle 10s -svg=' is a
+# quick check that leaves docs/ alone. Progress goes to stderr, a markdown
+# report to stdout.
 bench: build
 	@mkdir -p _output
 	@$(GO) build -o _output/bench ./test/bench

@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -41,6 +43,8 @@ type auditEntry struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
 		APIGroup    string `json:"apiGroup"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
 	} `json:"objectRef"`
 	ResponseStatus *struct {
 		Code int `json:"code"`
@@ -73,55 +77,142 @@ type request struct {
 // parseAuditLine returns the request of one audit log line, and whether it
 // is a finished request (stage ResponseComplete) of user.
 func parseAuditLine(line []byte, user string) (request, bool, error) {
+	r, _, ok, err := parseAuditLineOf(line, func(u string) bool { return u == user })
+	return r, ok, err
+}
+
+// objectRef is who made a request and on which object: the namespace and
+// name of the audit event's objectRef (the server fills in the name of a
+// create from its body), empty for requests that name none.
+type objectRef struct {
+	User, Namespace, Name string
+}
+
+// parseAuditLineOf returns the request of one audit log line and its
+// object, and whether it is a finished request (stage ResponseComplete) of
+// a user that keep accepts.
+func parseAuditLineOf(line []byte, keep func(user string) bool) (request, objectRef, bool, error) {
 	var e auditEntry
 	if err := json.Unmarshal(line, &e); err != nil {
-		return request{}, false, err
+		return request{}, objectRef{}, false, err
 	}
-	if e.Stage != "ResponseComplete" || e.User.Username != user {
-		return request{}, false, nil
+	if e.Stage != "ResponseComplete" || !keep(e.User.Username) {
+		return request{}, objectRef{}, false, nil
 	}
 	r := request{requestKey: requestKey{Verb: e.Verb}, At: e.StageTimestamp}
+	ref := objectRef{User: e.User.Username}
 	if e.ResponseStatus != nil {
 		r.Code = e.ResponseStatus.Code
 	}
-	if ref := e.ObjectRef; ref != nil && ref.Resource != "" {
-		r.Resource, r.Subresource = ref.Resource, ref.Subresource
-		if ref.APIGroup != "" {
-			r.Resource += "." + ref.APIGroup
+	if o := e.ObjectRef; o != nil && o.Resource != "" {
+		r.Resource, r.Subresource = o.Resource, o.Subresource
+		if o.APIGroup != "" {
+			r.Resource += "." + o.APIGroup
 		}
+		ref.Namespace, ref.Name = o.Namespace, o.Name
 	} else {
 		r.Resource, _, _ = strings.Cut(e.RequestURI, "?")
 	}
-	return r, true, nil
+	return r, ref, true, nil
 }
 
 // auditTail follows an audit log from an offset and keeps the finished
-// requests of one user.
+// requests of some users. kube-apiserver rotates its audit log at 100 MB
+// (--audit-log-maxsize): the file is renamed to <name>-<time>.<ext> and a
+// new one begins, so the tail finishes the renamed file before it goes on.
 type auditTail struct {
-	path     string
-	user     string
+	path string
+	keep func(user string) bool
+	// current is the file being read (its identity, whatever its name
+	// now), offset how far.
+	current  os.FileInfo
 	offset   int64
 	requests []request
+	// refs[i] is the user and object of requests[i].
+	refs []objectRef
 }
 
 // newAuditTail starts at the current end of path: what was logged before
 // is not looked at.
 func newAuditTail(path, user string) (*auditTail, error) {
+	return newAuditTailOf(path, user)
+}
+
+// newAuditTailOf is newAuditTail for the requests of any of users.
+func newAuditTailOf(path string, users ...string) (*auditTail, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	return &auditTail{path: path, user: user, offset: fi.Size()}, nil
+	set := map[string]bool{}
+	for _, u := range users {
+		set[u] = true
+	}
+	return &auditTail{path: path, keep: func(u string) bool { return set[u] }, current: fi, offset: fi.Size()}, nil
 }
 
-// poll reads the lines completed since the last poll. A line still being
-// written is left for the next poll.
+// poll reads the lines completed since the last poll, through every
+// rotation since. A line still being written is left for the next poll.
 func (t *auditTail) poll() error {
-	f, err := os.Open(t.path)
-	if err != nil {
-		return err
+	for {
+		f, err := os.Open(t.path)
+		if err != nil {
+			return err
+		}
+		fi, err := f.Stat()
+		if err == nil && os.SameFile(fi, t.current) {
+			err = t.read(f)
+			f.Close()
+			return err
+		}
+		f.Close()
+		if err != nil {
+			return err
+		}
+		// Rotated: what was being read is now a backup, complete.
+		backups, err := rotated(t.path)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(backups, func(b string) bool {
+			bi, err := os.Stat(b)
+			return err == nil && os.SameFile(bi, t.current)
+		})
+		if i < 0 {
+			return fmt.Errorf("audit log %s was rotated and its backup is gone", t.path)
+		}
+		b, err := os.Open(backups[i])
+		if err != nil {
+			return err
+		}
+		err = t.read(b)
+		b.Close()
+		if err != nil {
+			return err
+		}
+		next := t.path
+		if i+1 < len(backups) {
+			next = backups[i+1]
+		}
+		if t.current, err = os.Stat(next); err != nil {
+			return err
+		}
+		t.offset = 0
 	}
-	defer f.Close()
+}
+
+// rotated lists the backups of the log at path, oldest first: the rotation
+// names them <name>-<UTC time, 2006-01-02T15-04-05.000>.<ext>, which sort
+// in time order.
+func rotated(path string) ([]string, error) {
+	ext := filepath.Ext(path)
+	backups, err := filepath.Glob(strings.TrimSuffix(path, ext) + "-*" + ext)
+	slices.Sort(backups)
+	return backups, err
+}
+
+// read reads the complete lines of f from the offset.
+func (t *auditTail) read(f *os.File) error {
 	if _, err := f.Seek(t.offset, io.SeekStart); err != nil {
 		return err
 	}
@@ -135,12 +226,13 @@ func (t *auditTail) poll() error {
 			return err
 		}
 		t.offset += int64(len(line))
-		req, ok, err := parseAuditLine(bytes.TrimSpace(line), t.user)
+		req, ref, ok, err := parseAuditLineOf(bytes.TrimSpace(line), t.keep)
 		if err != nil {
-			return fmt.Errorf("audit log %s at byte %d: %w", t.path, t.offset-int64(len(line)), err)
+			return fmt.Errorf("audit log %s at byte %d: %w", f.Name(), t.offset-int64(len(line)), err)
 		}
 		if ok {
 			t.requests = append(t.requests, req)
+			t.refs = append(t.refs, ref)
 		}
 	}
 }

@@ -215,3 +215,59 @@ func TestCountAndOrder(t *testing.T) {
 		t.Errorf("between: %d requests, want 3 (both ends included)", len(got))
 	}
 }
+
+// kube-apiserver renames a full audit log to audit-<time>.log and starts a
+// new one; the tail reads the rest of the renamed file, every backup after
+// it, then the new file.
+func TestAuditTailFollowsRotations(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.log")
+	line := func(name string) string {
+		return auditLine("ResponseComplete", resizerUser, "patch", "/api/v1/persistentvolumes/"+name,
+			`"resource":"persistentvolumes","name":"`+name+`"`, 200) + "\n"
+	}
+	write(t, path, line("before"))
+	tail, err := newAuditTail(path, resizerUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, path, line("a"))
+	rotate := func(stamp string) {
+		t.Helper()
+		if err := os.Rename(path, filepath.Join(dir, "audit-"+stamp+".log")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rotate("2026-01-02T03-04-05.000")
+	write(t, path, line("b"))
+	rotate("2026-01-02T03-04-06.000")
+	write(t, path, line("c"))
+	// An older backup that the tail never read must not be read.
+	write(t, filepath.Join(dir, "audit-2026-01-01T00-00-00.000.log"), line("old"))
+	if err := tail.poll(); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ref := range tail.refs {
+		names = append(names, ref.Name)
+	}
+	if got := strings.Join(names, ","); got != "a,b,c" {
+		t.Fatalf("read %s, want a,b,c", got)
+	}
+	write(t, path, line("d"))
+	if err := tail.poll(); err != nil {
+		t.Fatal(err)
+	}
+	if len(tail.refs) != 4 || tail.refs[3].Name != "d" {
+		t.Fatalf("after the second poll: %+v", tail.refs)
+	}
+	rotate("2026-01-02T03-04-07.000")
+	write(t, path, line("e"))
+	// Removed after the new file exists, which so cannot reuse its inode.
+	if err := os.Remove(filepath.Join(dir, "audit-2026-01-02T03-04-07.000.log")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tail.poll(); err == nil {
+		t.Error("a rotated log whose backup is gone was not reported")
+	}
+}

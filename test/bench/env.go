@@ -104,8 +104,9 @@ func newRig(ctx context.Context, cfg *config, name string) (r *rig, err error) {
 	return newRigWith(ctx, cfg, name, framework.DriverOptions{Name: driverName})
 }
 
-// newRigWith is newRig with the driver's options (its Name is driverName).
-func newRigWith(ctx context.Context, cfg *config, name string, driver framework.DriverOptions) (r *rig, err error) {
+// newRigWith is newRig with the driver's options (its Name is driverName);
+// the API server also accepts the tokens of extra.
+func newRigWith(ctx context.Context, cfg *config, name string, driver framework.DriverOptions, extra ...framework.Identity) (r *rig, err error) {
 	r = &rig{dir: filepath.Join(cfg.dir, name), tools: cfg.tools,
 		resizerID: framework.ServiceAccount(resizerNamespace, "csi-resizer")}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
@@ -117,7 +118,7 @@ func newRigWith(ctx context.Context, cfg *config, name string, driver framework.
 		}
 	}()
 	start := time.Now()
-	if r.cluster, err = framework.StartCluster(ctx, cfg.tools, r.dir, r.resizerID); err != nil {
+	if r.cluster, err = framework.StartCluster(ctx, cfg.tools, r.dir, append([]framework.Identity{r.resizerID}, extra...)...); err != nil {
 		return r, fmt.Errorf("start control plane: %w", err)
 	}
 	if err = framework.ApplyRBAC(ctx, r.cluster.Admin, cfg.rbac, resizerNamespace); err != nil {
@@ -187,7 +188,12 @@ func (r *rig) startIdle(ctx context.Context, s setting, extra ...string) error {
 
 // get fetches a path of the resizer's diagnostics endpoint.
 func (r *rig) get(ctx context.Context, path string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.httpAddr+path, nil)
+	return httpGet(ctx, r.httpAddr, path)
+}
+
+// httpGet fetches a path of the diagnostics endpoint at addr.
+func httpGet(ctx context.Context, addr, path string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
 	if err != nil {
 		return 0, nil, err
 	}

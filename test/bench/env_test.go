@@ -55,8 +55,8 @@ func TestParseFlagsDefaultsRunEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.modes["throughput"] || !cfg.modes["modify"] || !cfg.modes["memory"] || !cfg.modes["latency"] || !cfg.modes["scrape"] {
-		t.Errorf("modes = %v, want all five", cfg.modes)
+	if !cfg.modes["throughput"] || !cfg.modes["modify"] || !cfg.modes["memory"] || !cfg.modes["latency"] || !cfg.modes["scrape"] || !cfg.modes["nodes"] {
+		t.Errorf("modes = %v, want all six", cfg.modes)
 	}
 	if len(cfg.scrapeN) != 2 || cfg.scrapeN[0] != 10000 || cfg.scrapeN[1] != 50000 {
 		t.Errorf("scrape-n = %v, want the issue's 10000 and 50000", cfg.scrapeN)

@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,6 +60,13 @@ type config struct {
 	resizerArgs []string
 	svg         string
 	keep        bool
+	// The node-deployment comparison: nodesN claims on nodes nodes, with a
+	// pod each with nodesPods, one resizer at nodesCentral, then one per
+	// node at nodesSetting, each watched idle for nodesIdle.
+	nodes, nodesN              int
+	nodesPods                  bool
+	nodesIdle                  time.Duration
+	nodesSetting, nodesCentral setting
 	// apiServer is the version of kube-apiserver, once one ran.
 	apiServer string
 	nproc     int
@@ -82,10 +90,12 @@ func parseFlags(args []string) (*config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var (
 		cfg      config
-		modes    = fs.String("mode", "all", "Parts to run, comma-separated: throughput, modify, memory, latency, scrape, or all.")
+		modes    = fs.String("mode", "all", "Parts to run, comma-separated: throughput, modify, memory, latency, scrape, nodes, or all; -PART leaves a part out (all,-nodes).")
 		settings = fs.String("settings", "default,fast", "Resizer settings, comma-separated: default (QPS 5, burst 10, 10 workers), fast (QPS 100, burst 200, 50 workers) or QPS/BURST/WORKERS.")
 		extra    = fs.String("resizer-args", "--v=2", "Extra flags of the resizer, space-separated.")
 		scrapeN  = fs.String("scrape-n", "10000,50000", "Bound PVC+PV pairs in the scrape runs, comma-separated and increasing: each run adds pairs to the last one's.")
+		perNode  = fs.String("nodes-setting", "default", "Nodes run: the setting of each per-node resizer (default, fast or QPS/BURST/WORKERS).")
+		central  = fs.String("nodes-central-setting", "", "Nodes run: the setting of the one resizer of the whole cluster; empty: -nodes-setting's QPS and burst times -nodes, 50 workers.")
 	)
 	fs.IntVar(&cfg.n, "n", 500, "Claims grown at once in the throughput runs.")
 	fs.IntVar(&cfg.modifyN, "modify-n", 500, "Claims changing VolumeAttributesClass at once in the modify runs.")
@@ -97,22 +107,17 @@ func parseFlags(args []string) (*config, error) {
 	fs.DurationVar(&cfg.timeout, "timeout", 20*time.Minute, "Longest wait for the claims of one throughput run to finish.")
 	fs.StringVar(&cfg.rbac, "rbac", filepath.Join("deploy", "kubernetes", "rbac.yaml"), "RBAC of the resizer.")
 	fs.StringVar(&cfg.svg, "svg", filepath.Join("docs", "benchmarks-throughput.svg"), "Where to write the throughput plot; empty: nowhere.")
+	fs.IntVar(&cfg.nodes, "nodes", 50, "Nodes run: simulated nodes, and resizers in the per-node scenario.")
+	fs.IntVar(&cfg.nodesN, "nodes-n", 10000, "Nodes run: bound PVC+PV pairs, spread over the nodes, each PV pinned to its node.")
+	fs.BoolVar(&cfg.nodesPods, "nodes-pods", false, "Nodes run: also create one running pod per claim, on its claim's node (about a minute more to create).")
+	fs.DurationVar(&cfg.nodesIdle, "nodes-idle", time.Minute, "Nodes run: how long each scenario is watched idle after its resize wave.")
 	fs.BoolVar(&cfg.keep, "keep", false, "Keep the logs (kube-apiserver, audit log, resizer, driver) after a successful run.")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	cfg.modes = map[string]bool{}
-	for _, m := range strings.Split(*modes, ",") {
-		switch m = strings.TrimSpace(m); m {
-		case "all":
-			for _, all := range []string{"throughput", "modify", "memory", "latency", "scrape"} {
-				cfg.modes[all] = true
-			}
-		case "throughput", "modify", "memory", "latency", "scrape":
-			cfg.modes[m] = true
-		default:
-			return nil, fmt.Errorf("-mode: unknown part %q", m)
-		}
+	var err error
+	if cfg.modes, err = parseModes(*modes); err != nil {
+		return nil, err
 	}
 	for _, s := range strings.Split(*settings, ",") {
 		st, err := parseSetting(strings.TrimSpace(s))
@@ -122,12 +127,20 @@ func parseFlags(args []string) (*config, error) {
 		cfg.settings = append(cfg.settings, st)
 	}
 	cfg.resizerArgs = strings.Fields(*extra)
-	var err error
+	if cfg.nodesSetting, err = parseSetting(*perNode); err != nil {
+		return nil, fmt.Errorf("-nodes-setting: %w", err)
+	}
+	cfg.nodesCentral = centralSetting(cfg.nodesSetting, cfg.nodes)
+	if *central != "" {
+		if cfg.nodesCentral, err = parseSetting(*central); err != nil {
+			return nil, fmt.Errorf("-nodes-central-setting: %w", err)
+		}
+	}
 	if cfg.scrapeN, err = parseCounts(*scrapeN); err != nil {
 		return nil, err
 	}
-	if cfg.n < 1 || cfg.modifyN < 1 || cfg.memoryN < 1 || cfg.latencyN < 1 || cfg.creators < 1 {
-		return nil, fmt.Errorf("-n, -modify-n, -memory-n, -latency-n and -creators must be positive")
+	if cfg.n < 1 || cfg.modifyN < 1 || cfg.memoryN < 1 || cfg.latencyN < 1 || cfg.creators < 1 || cfg.nodesN < 1 || cfg.nodes < 2 {
+		return nil, fmt.Errorf("-n, -modify-n, -memory-n, -latency-n, -nodes-n and -creators must be positive, -nodes at least 2")
 	}
 	return &cfg, nil
 }
@@ -189,6 +202,11 @@ func run(ctx context.Context, cfg *config) (err error) {
 			return fmt.Errorf("scrape: %w", err)
 		}
 	}
+	if cfg.modes["nodes"] {
+		if res.Nodes, err = runNodes(ctx, cfg); err != nil {
+			return fmt.Errorf("nodes: %w", err)
+		}
+	}
 	res.Machine.APIServer = cfg.apiServer
 	say("done in %s", since(start))
 	if cfg.svg != "" && len(res.Throughput) > 0 {
@@ -211,6 +229,48 @@ func writeChart(path string, c figure) error {
 		return err
 	}
 	return f.Close()
+}
+
+// allModes are the parts of the benchmark, in the order they run.
+var allModes = []string{"throughput", "modify", "memory", "latency", "scrape", "nodes"}
+
+// parseModes reads -mode: parts or "all", comma-separated, in any order;
+// "-PART" leaves a part out of those named before it or after it.
+func parseModes(s string) (map[string]bool, error) {
+	modes, without := map[string]bool{}, map[string]bool{}
+	for _, m := range strings.Split(s, ",") {
+		m = strings.TrimSpace(m)
+		name, out := strings.CutPrefix(m, "-")
+		switch {
+		case name == "all" && !out:
+			for _, all := range allModes {
+				modes[all] = true
+			}
+		case slices.Contains(allModes, name):
+			if out {
+				without[name] = true
+			} else {
+				modes[name] = true
+			}
+		default:
+			return nil, fmt.Errorf("-mode: unknown part %q", m)
+		}
+	}
+	for m := range without {
+		delete(modes, m)
+	}
+	if len(modes) == 0 {
+		return nil, fmt.Errorf("-mode %q leaves nothing to run", s)
+	}
+	return modes, nil
+}
+
+// centralSetting is the budget of one resizer of the whole cluster equal
+// to that of nodes resizers at perNode: their QPS and burst summed, with
+// 50 workers.
+func centralSetting(perNode setting, nodes int) setting {
+	qps, burst := perNode.QPS*nodes, perNode.Burst*nodes
+	return setting{Name: fmt.Sprintf("%d/%d/%d", qps, burst, 50), QPS: qps, Burst: burst, Workers: 50}
 }
 
 // parseCounts reads -scrape-n: positive counts, comma-separated, each above

@@ -80,7 +80,10 @@ func runMemory(ctx context.Context, cfg *config) (*memoryResult, error) {
 		return nil, err
 	}
 	if cfg.pods {
-		if err := createPods(ctx, r.admin, cfg.memoryN, cfg.creators); err != nil {
+		// Spread over 50 nodes that do not exist: the resizer reads only
+		// the pods' volumes.
+		node := func(i int) string { return fmt.Sprintf("node-%d", i%50) }
+		if err := createPods(ctx, r.admin, cfg.memoryN, node, cfg.creators); err != nil {
 			return nil, err
 		}
 		res.Pods = cfg.memoryN

@@ -53,7 +53,12 @@ func hasLabels(s *testutil.Sample, labels map[string]string) bool {
 // metric returns the value of the sample of the resizer's /metrics named
 // name with labels (and maybe others), and whether it is there.
 func (r *rig) metric(ctx context.Context, name string, labels map[string]string) (float64, bool, error) {
-	code, body, err := r.get(ctx, "/metrics")
+	return metricAt(ctx, r.httpAddr, name, labels)
+}
+
+// metricAt is rig.metric of the resizer whose diagnostics endpoint is addr.
+func metricAt(ctx context.Context, addr, name string, labels map[string]string) (float64, bool, error) {
+	code, body, err := httpGet(ctx, addr, "/metrics")
 	if err != nil {
 		return 0, false, err
 	}

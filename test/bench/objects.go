@@ -71,12 +71,13 @@ func benchVolume(i int, size, handle string) framework.Volume {
 	}
 }
 
-// createPods creates n running pods, the i-th using the i-th claim, shaped
-// like a small real workload: a container with resources, environment and
-// a mount, on a node, with a status as the kubelet writes it.
-func createPods(ctx context.Context, c kubernetes.Interface, n, goroutines int) error {
+// createPods creates n running pods, the i-th using the i-th claim on the
+// node named node(i), shaped like a small real workload: a container with
+// resources, environment and a mount, with a status as the kubelet writes
+// it.
+func createPods(ctx context.Context, c kubernetes.Interface, n int, node func(i int) string, goroutines int) error {
 	return framework.Parallel(ctx, n, goroutines, func(ctx context.Context, i int) error {
-		pod, err := c.CoreV1().Pods(benchNamespace).Create(ctx, podFor(i), metav1.CreateOptions{})
+		pod, err := c.CoreV1().Pods(benchNamespace).Create(ctx, podFor(i, node(i)), metav1.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("create pod %d: %w", i, err)
 		}
@@ -104,12 +105,12 @@ func createPods(ctx context.Context, c kubernetes.Interface, n, goroutines int) 
 	}, progress("running pods", n))
 }
 
-func podFor(i int) *v1.Pod {
+func podFor(i int, node string) *v1.Pod {
 	name := fmt.Sprintf("app-%05d", i)
 	return &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "bench", "instance": name}},
 		Spec: v1.PodSpec{
-			NodeName: fmt.Sprintf("node-%d", i%50),
+			NodeName: node,
 			Containers: []v1.Container{{
 				Name:  "app",
 				Image: "registry.example.com/app:1.0",

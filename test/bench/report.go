@@ -34,6 +34,7 @@ type results struct {
 	Latency    []*latencyResult
 	Memory     *memoryResult
 	Scrape     *scrapeResult
+	Nodes      *nodesResult
 }
 
 // ms formats a duration in milliseconds, or seconds above ten seconds.
@@ -70,6 +71,9 @@ func (r *results) writeMarkdown(w io.Writer) {
 	}
 	if r.Scrape != nil {
 		r.scrapeTable(p)
+	}
+	if r.Nodes != nil {
+		r.nodesTables(p)
 	}
 	r.targetsTable(p)
 }
