@@ -26,12 +26,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-resizer/csi-resizer/pkg/eventsink"
 	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
@@ -89,10 +89,12 @@ func newClients(config *rest.Config) (*clients, error) {
 }
 
 // newRecorder returns an event recorder that writes through the events
-// client, with the upstream event source.
+// client, with the upstream event source; an event whose name another
+// writer took in the same instant is written under a name of its own
+// (eventsink.Distinct).
 func newRecorder(client kubernetes.Interface, driver string) (record.EventRecorder, func()) {
 	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	b.StartRecordingToSink(eventsink.Distinct(client.CoreV1()))
 	r := b.NewRecorder(scheme.Scheme, v1.EventSource{Component: eventtext.Source(driver)})
 	return r, b.Shutdown
 }
