@@ -191,6 +191,13 @@ func TestKubeletRestartedDuringNodeExpansion(t *testing.T) {
 	e.waitClaim("data", "kubelet to start the node step", func(pvc *v1.PersistentVolumeClaim) bool {
 		return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizeInProgress
 	})
+	// kubelet records NodeResizeInProgress before it calls the driver: a
+	// restart in between would send the held call to the new kubelet.
+	e.waitFor("the driver to hold kubelet's NodeExpandVolume call", func() bool {
+		received, err := e.driver.Received(framework.MethodNodeExpand)
+		must(t, err)
+		return slices.ContainsFunc(received, func(c framework.Call) bool { return c.VolumeID == v.Handle && c.Delay != "" })
+	})
 	must(t, node.RestartKubelet(e.ctx))
 
 	e.waitClaim("data", "kubelet to finish after its restart", finished("2Gi"))
