@@ -172,12 +172,8 @@ func TestList(t *testing.T) {
 	bindExplainer(t)
 	// Slow retries keep a failed claim in its state; a long timeout keeps
 	// a held call in flight. Both resizers serve their metrics.
-	ports := make([]int, 2)
-	for i := range ports {
-		p, err := framework.FreePort()
-		must(t, err)
-		ports[i] = p
-	}
+	ports, err := framework.FreePorts(2)
+	must(t, err)
 	a := newEnv(t, modifiable, append(withLease, "--retry-interval-start=30s", "--retry-interval-max=5m", "--timeout=10m",
 		"--http-endpoint=127.0.0.1:"+strconv.Itoa(ports[0]))...)
 	b := newEnv(t, framework.DriverOptions{NodeExpansionRequired: true, OfflineOnly: true}, append(withLease, "--http-endpoint=127.0.0.1:"+strconv.Itoa(ports[1]))...)
@@ -203,7 +199,7 @@ func TestList(t *testing.T) {
 	// A claim of a driver whose resizer does not run: its status says that
 	// an expansion was begun, as another resizer would have left it.
 	other := "other-" + a.ns + ".csi.example.com"
-	_, err := framework.CreateBound(a.ctx, cluster.Admin, framework.Volume{Namespace: a.ns, Claim: "foreign", Class: a.class, Driver: other, Handle: "other-1", Size: "1Gi"})
+	_, err = framework.CreateBound(a.ctx, cluster.Admin, framework.Volume{Namespace: a.ns, Claim: "foreign", Class: a.class, Driver: other, Handle: "other-1", Size: "1Gi"})
 	must(t, err)
 	a.grow("foreign", "2Gi")
 	a.patchClaimStatus("foreign", fmt.Sprintf(`{"status":{"allocatedResources":{"storage":"2Gi"},"allocatedResourceStatuses":{"storage":"ControllerResizeInProgress"},`+

@@ -221,12 +221,8 @@ func TestMonitoringMetricsServed(t *testing.T) {
 	_, d := renderDashboard(t)
 	queries = append(queries, dashboardQueries(d)...)
 
-	ports := make([]int, 2)
-	for i := range ports {
-		p, err := framework.FreePort()
-		must(t, err)
-		ports[i] = p
-	}
+	ports, err := framework.FreePorts(2)
+	must(t, err)
 	leaderArgs := []string{"--leader-election", "--leader-election-namespace=" + resizerNamespace}
 	e := newEnv(t, modifiable, append(leaderArgs, "--http-endpoint=127.0.0.1:"+strconv.Itoa(ports[0]))...)
 	first := e.resizer
