@@ -104,7 +104,7 @@ func (img *Image) addManifest(spec Spec, b Binary, base, bin layer, stamp string
 		},
 		RootFS: rootFS{Type: "layers", DiffIDs: []string{base.diffID, bin.diffID}},
 		History: []history{
-			{Created: stamp, CreatedBy: "hack/image: /etc/passwd, /etc/group, /etc/nsswitch.conf, /home/nonroot, /tmp", Comment: "what the resizer needs of distroless/static:nonroot"},
+			{Created: stamp, CreatedBy: "hack/image: /etc/passwd, /etc/group, /etc/nsswitch.conf, /root, /home/nonroot, /tmp", Comment: "what the resizer needs of distroless/static"},
 			{Created: stamp, CreatedBy: "hack/image: " + binaryPath, Comment: "make build for " + b.Platform.String()},
 		},
 	}

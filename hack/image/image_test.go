@@ -29,12 +29,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/csi-resizer/csi-resizer/hack/image/ociread"
 )
 
 // The archive `make image` made, the binary `make build` made and the
@@ -239,8 +242,8 @@ func (a *archive) image(t *testing.T, platform string) platformImage {
 	return platformImage{}
 }
 
-// checkImage checks what every archive must be: the platforms, the user,
-// the entrypoint, the labels, the files (and that nothing else, no shell,
+// checkImage checks what every archive must be: the platforms, the user
+// (root, read by ociread too), the entrypoint, the labels, the files (and that nothing else, no shell,
 // is in it), the dates.
 func checkImage(t *testing.T, a *archive, wantRef string, wantLabels map[string]string) {
 	t.Helper()
@@ -260,8 +263,11 @@ func checkImage(t *testing.T, a *archive, wantRef string, wantLabels map[string]
 	for _, img := range a.images {
 		c := img.config
 		p := img.platform.String()
-		if c.Config.User != "65532:65532" {
-			t.Errorf("%s: User %q, want 65532:65532", p, c.Config.User)
+		// Root, as upstream's image (distroless/static's root variant
+		// says "0"): a driver running as root makes a socket only root
+		// may connect to.
+		if c.Config.User != "0" {
+			t.Errorf("%s: User %q, want 0 (root, as upstream's image)", p, c.Config.User)
 		}
 		if !slices.Equal(c.Config.Entrypoint, []string{"/csi-resizer"}) {
 			t.Errorf("%s: Entrypoint %q", p, c.Config.Entrypoint)
@@ -309,6 +315,7 @@ func checkImage(t *testing.T, a *archive, wantRef string, wantLabels map[string]
 			"/etc/nsswitch.conf": {mode: 0o644},
 			"/home":              {dir: true, mode: 0o755},
 			"/home/nonroot":      {dir: true, mode: 0o700, uid: 65532, gid: 65532},
+			"/root":              {dir: true, mode: 0o700},
 			"/tmp":               {dir: true, mode: 0o1777},
 			"/csi-resizer":       {mode: 0o755},
 		}
@@ -345,6 +352,19 @@ func checkImage(t *testing.T, a *archive, wantRef string, wantLabels map[string]
 		}
 		if !strings.Contains(string(img.files["/etc/group"].data), "nonroot:x:65532:") {
 			t.Errorf("%s: /etc/group lacks nonroot:\n%s", p, img.files["/etc/group"].data)
+		}
+
+		// ociread, which tests use to run the binary as the image's
+		// user, reads root; and 65532 stays a user with a name and a
+		// group, for those who run the image as nonroot.
+		if id, err := ociread.ReadIdentity(a.raw, p); err != nil || !reflect.DeepEqual(id, ociread.Identity{User: "0"}) {
+			t.Errorf("%s: ociread.ReadIdentity = %+v, %v; want root, User \"0\"", p, id, err)
+		}
+		passwd, group := img.files["/etc/passwd"].data, img.files["/etc/group"].data
+		for _, u := range []string{"65532", "nonroot", "65532:65532"} {
+			if id, err := ociread.Resolve(u, passwd, group); err != nil || id.UID != 65532 || id.GID != 65532 || len(id.Groups) != 0 {
+				t.Errorf("%s: user %s resolves to %+v, %v; want 65532:65532", p, u, id, err)
+			}
 		}
 	}
 }

@@ -38,15 +38,17 @@ type file struct {
 	data     []byte
 }
 
-// baseFiles is what the resizer needs of gcr.io/distroless/static:nonroot
-// (which the Dockerfile's image is based on), written here because base
-// images cannot be pulled where this is built:
+// baseFiles is what the resizer needs of gcr.io/distroless/static (which
+// the Dockerfile's image is based on, as upstream's), written here because
+// base images cannot be pulled where this is built:
 //
 //   - /etc/passwd and /etc/group with root, nobody and nonroot (65532), so
-//     that the user has a name and a home (the runtime sets HOME from
+//     that the user, root by default or nonroot when a securityContext says
+//     runAsUser 65532, has a name and a home (the runtime sets HOME from
 //     /etc/passwd; client-go looks for ~/.kube only without in-cluster
 //     config);
-//   - /home/nonroot, nonroot's home, mode 0700 as in distroless;
+//   - /root and /home/nonroot, the users' homes, mode 0700 as in
+//     distroless;
 //   - /tmp, mode 1777 (klog writes there only when asked to log to files;
 //     with a read-only root file system, mount an emptyDir to use it);
 //   - /etc/nsswitch.conf, "hosts: files dns", so that Go's resolver reads
@@ -74,6 +76,7 @@ var baseFiles = []file{
 			"nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n")},
 	{name: "home/", mode: 0o755},
 	{name: "home/nonroot/", mode: 0o700, uid: nonrootID, gid: nonrootID},
+	{name: "root/", mode: 0o700},
 	{name: "tmp/", mode: 0o1777},
 }
 

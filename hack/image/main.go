@@ -26,8 +26,10 @@ limitations under the License.
 //
 // Each platform's image is two layers: the few files of distroless/static
 // the resizer needs (see baseFiles), the same blob for every platform, and
-// the binary at /csi-resizer. It runs as 65532:65532 with /csi-resizer as
-// its entrypoint, and has no shell. The same binaries and flags give the
+// the binary at /csi-resizer. It runs as root (User "0"), as upstream's
+// image does (see user), with /csi-resizer as its entrypoint, and has no
+// shell; distroless' nonroot (65532) is there for those who run it as
+// that user. The same binaries and flags give the
 // same bytes: -created (the commit's time) dates the image and every file
 // in it.
 package main

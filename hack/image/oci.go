@@ -43,11 +43,23 @@ const (
 	labelCreated            = "org.opencontainers.image.created"
 )
 
-// The user the resizer runs as: distroless' "nonroot", which the chart and
-// deploy/kubernetes also name (runAsUser and runAsGroup 65532).
+// user is the image's user, root, written "0" as upstream's image has it:
+// the external-resizer's Dockerfile adds no USER to gcr.io/distroless/static
+// (the root variant), whose config says User "0" (and WorkingDir "/").
+// Root, because a CSI driver running as root creates its socket
+// srwxr-xr-x root, and connect(2) needs write permission on it: a
+// resizer of another uid could not open the socket of a driver that
+// upstream's resizer opens, and swapping the image must change nothing.
+// "0" rather than an empty User (which every runtime also runs as root):
+// the same config as upstream's, and an explicit root that tools reading
+// the config (and kubelet's runAsNonRoot check) need not guess.
+//
+// Running as distroless' "nonroot" stays possible where the driver's
+// socket lets 65532 connect (the chart's README says how): /etc/passwd and
+// /etc/group name it, and its home is there (see baseFiles).
 const (
+	user        = "0"
 	nonrootID   = 65532
-	user        = "65532:65532"
 	binaryPath  = "/csi-resizer"
 	licenses    = "Apache-2.0"
 	title       = "csi-resizer"
