@@ -29,7 +29,14 @@ RUN GOOS=${TARGETOS} GOARCH=${TARGETARCH} make build VERSION=${VERSION} && \
 # `make image` builds an image of the same binary without Docker and without
 # this base (hack/image writes the few files of it the resizer needs), for
 # amd64 and arm64, with the same user, entrypoint and labels.
-FROM gcr.io/distroless/static:nonroot
+#
+# The base is upstream's, distroless/static's root variant, and the user
+# root ("0", as that base and hack/image say it): a CSI driver running as
+# root creates its socket srwxr-xr-x root, and only root may connect to it,
+# so an image of another user could not replace upstream's. To run as
+# distroless' nonroot (65532), which /etc/passwd names, set runAsUser where
+# the driver's socket allows it (the chart's README says how).
+FROM gcr.io/distroless/static:latest
 ARG VERSION=unknown
 ARG REVISION=unknown
 LABEL org.opencontainers.image.source="https://github.com/csi-resizer/csi-resizer" \
@@ -39,5 +46,5 @@ LABEL org.opencontainers.image.source="https://github.com/csi-resizer/csi-resize
       org.opencontainers.image.title="csi-resizer" \
       org.opencontainers.image.description="CSI external-resizer sidecar"
 COPY --from=builder /out/csi-resizer /csi-resizer
-USER 65532:65532
+USER 0
 ENTRYPOINT ["/csi-resizer"]
