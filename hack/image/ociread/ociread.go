@@ -31,6 +31,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -197,10 +198,15 @@ func findManifest(index []byte, want platformSpec, blob func(string) ([]byte, er
 				return manifest{}, err
 			}
 			m, err := findManifest(data, want, blob, depth+1)
-			if err == nil {
-				return m, nil
+			var nf *notFound
+			if errors.As(err, &nf) {
+				seen = append(seen, nf.seen...)
+				continue
 			}
-			seen = append(seen, err.Error())
+			if err != nil {
+				return manifest{}, err
+			}
+			return m, nil
 		case mediaTypeOCIManifest, mediaTypeDockerManifest:
 			data, err := blob(d.Digest)
 			if err != nil {
@@ -219,10 +225,25 @@ func findManifest(index []byte, want platformSpec, blob func(string) ([]byte, er
 			if p.OS == want.os && p.Arch == want.arch && (want.variant == "" || p.Variant == want.variant) {
 				return m, nil
 			}
-			seen = append(seen, p.OS+"/"+p.Arch+"/"+p.Variant)
+			seen = append(seen, strings.TrimSuffix(p.OS+"/"+p.Arch+"/"+p.Variant, "/"))
 		}
 	}
-	return manifest{}, fmt.Errorf("no image for %s/%s%s (there are: %s)", want.os, want.arch, map[bool]string{true: "/" + want.variant}[want.variant != ""], strings.Join(seen, ", "))
+	return manifest{}, &notFound{want: want, seen: seen}
+}
+
+// notFound says that an index has no image for a platform, and which
+// platforms it has.
+type notFound struct {
+	want platformSpec
+	seen []string
+}
+
+func (e *notFound) Error() string {
+	p := e.want.os + "/" + e.want.arch
+	if e.want.variant != "" {
+		p += "/" + e.want.variant
+	}
+	return fmt.Sprintf("no image for %s (there are: %s)", p, strings.Join(e.seen, ", "))
 }
 
 // untar reads the regular files of an archive by name.
