@@ -16,13 +16,14 @@ limitations under the License.
 
 // Package features declares the feature gates of csi-resizer. The names,
 // maturity and defaults match upstream external-resizer v2.2 so that an
-// operator's --feature-gates value keeps working, except where noted.
+// operator's --feature-gates value keeps working, except where noted; the
+// gates upstream accepts only because it links k8s.io/apiserver are
+// accepted too, without effect (compat.go).
 package features
 
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
@@ -68,32 +69,84 @@ func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 }
 
 // NewGate returns a new feature gate that knows csi-resizer's gates and the
-// logging gates of component-base (ContextualLogging, LoggingAlphaOptions,
-// LoggingBetaOptions), so that one --feature-gates flag sets both. Each call
-// returns an independent gate: there is no process-wide gate to reset.
+// gates upstream v2.2.1 accepts without effect (CompatSpecs): exactly the
+// names upstream's --feature-gates accepts. Each call returns an
+// independent gate: there is no process-wide gate to reset.
+//
+// The logging gates of component-base are not in it: upstream refuses them
+// on --feature-gates (they live in a gate of their own there, left at its
+// defaults), and so does csi-resizer; see NewLoggingGate. Nor are
+// client-go's gates (WatchListClient, ...): upstream refuses them too, and
+// client-go reads them from KUBE_FEATURE_<name> environment variables, in
+// both resizers alike.
 func NewGate() featuregate.MutableFeatureGate {
 	gate := featuregate.NewFeatureGate()
 	// Both calls only fail on malformed specs or a closed gate, which would
-	// be a programming error in this file.
+	// be a programming error in this package.
 	if err := gate.Add(Specs()); err != nil {
 		panic(fmt.Sprintf("add csi-resizer feature gates: %v", err))
 	}
+	if err := gate.Add(CompatSpecs()); err != nil {
+		panic(fmt.Sprintf("add upstream's compatibility feature gates: %v", err))
+	}
+	return gate
+}
+
+// NewLoggingGate returns a new gate holding only the logging gates of
+// component-base (ContextualLogging, LoggingAlphaOptions,
+// LoggingBetaOptions) at their defaults, for logsapi.ValidateAndApply, as
+// upstream does: no flag sets them.
+func NewLoggingGate() featuregate.FeatureGate {
+	gate := featuregate.NewFeatureGate()
 	if err := logsapi.AddFeatureGates(gate); err != nil {
 		panic(fmt.Sprintf("add logging feature gates: %v", err))
 	}
 	return gate
 }
 
-// Known lists the gates gate knows, one per line, as --help shows them:
-// featuregate's KnownFeatures leaves out the GA gates, which may still be
-// set (to turn a feature off), so they are added in the same form.
+// HasEffect reports whether setting the gate name changes what csi-resizer
+// does: false for the gates of CompatSpecs, accepted only because upstream
+// accepts them.
+func HasEffect(name string) bool {
+	_, compat := CompatSpecs()[featuregate.Feature(name)]
+	return !compat
+}
+
+// compatHeader separates csi-resizer's gates from CompatSpecs in Known.
+const compatHeader = "Accepted because upstream external-resizer v2.2.1 accepts them, without effect (k8s.io/apiserver's gates):"
+
+// Known lists every gate gate accepts, one per line, as --help shows them:
+// csi-resizer's own gates (with AllAlpha and AllBeta), then the gates of
+// CompatSpecs under a line that says they have no effect. Unlike
+// featuregate's KnownFeatures it includes the GA and deprecated gates,
+// which may still be set, and the locked ones, which only take their one
+// value.
 func Known(gate featuregate.MutableFeatureGate) []string {
-	known := gate.KnownFeatures()
+	var own, compat []string
 	for name, spec := range gate.GetAll() {
-		if spec.PreRelease == featuregate.GA && !spec.LockToDefault {
-			known = append(known, fmt.Sprintf("%s=true|false (GA - default=%t)", name, spec.Default))
+		line := describe(name, spec)
+		if HasEffect(string(name)) {
+			own = append(own, line)
+		} else {
+			compat = append(compat, line)
 		}
 	}
-	slices.SortFunc(known, func(a, b string) int { return strings.Compare(a, b) })
-	return known
+	slices.Sort(own)
+	slices.Sort(compat)
+	if len(compat) == 0 {
+		return own
+	}
+	return append(append(own, compatHeader), compat...)
+}
+
+// describe is one line of Known, in the form of featuregate's KnownFeatures.
+func describe(name featuregate.Feature, spec featuregate.FeatureSpec) string {
+	stage := string(spec.PreRelease)
+	if spec.PreRelease == featuregate.GA {
+		stage = "GA"
+	}
+	if spec.LockToDefault {
+		return fmt.Sprintf("%s=%t (%s - locked)", name, spec.Default, stage)
+	}
+	return fmt.Sprintf("%s=true|false (%s - default=%t)", name, stage, spec.Default)
 }

@@ -19,6 +19,7 @@ package options
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
 	"regexp"
 	"strings"
 )
@@ -89,3 +90,36 @@ func NodeLeaseValue(driver string) string {
 }
 
 var unsafeLabelChars = regexp.MustCompile(`[^a-zA-Z0-9._-]`)
+
+// PodNamespaceEnv names the environment variable that gives the pod's
+// namespace to LeaseNamespace, as in csi-lib-utils' leader election.
+const PodNamespaceEnv = "POD_NAMESPACE"
+
+// serviceAccountNamespace is the file a pod's service account mounts with
+// its namespace.
+const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// LeaseNamespace is the namespace of the leader election Lease and of the
+// node Leases, resolved as upstream (csi-lib-utils' leader election) does:
+// --leader-election-namespace, else $POD_NAMESPACE, else the namespace of
+// the pod's service account, else "default".
+func (o *Options) LeaseNamespace() string {
+	return leaseNamespace(o.LeaderElectionNamespace, os.Getenv, serviceAccountNamespace)
+}
+
+// leaseNamespace is LeaseNamespace with the environment and the service
+// account's file given.
+func leaseNamespace(flagValue string, getenv func(string) string, file string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if ns := getenv(PodNamespaceEnv); ns != "" {
+		return ns
+	}
+	if b, err := os.ReadFile(file); err == nil {
+		if ns := strings.TrimSpace(string(b)); ns != "" {
+			return ns
+		}
+	}
+	return "default"
+}

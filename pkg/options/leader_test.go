@@ -17,6 +17,8 @@ limitations under the License.
 package options
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,5 +85,60 @@ func TestNodeLeaseValue(t *testing.T) {
 		if got != want || len(validation.IsValidLabelValue(got)) > 0 {
 			t.Errorf("NodeLeaseValue(%q) = %q (%v), want %q, a valid label value", driver, got, validation.IsValidLabelValue(got), want)
 		}
+	}
+}
+
+func TestLeaseNamespaceOrder(t *testing.T) {
+	dir := t.TempDir()
+	file := func(content string) string {
+		path := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_"))
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	missing := filepath.Join(dir, "missing")
+	tests := []struct {
+		name string
+		flag string
+		env  string
+		file string // the service account's namespace file, "" for none
+		want string
+	}{
+		{name: "flag before everything", flag: "storage", env: "from-env", file: "from-file", want: "storage"},
+		{name: "POD_NAMESPACE before the file", env: "from-env", file: "from-file", want: "from-env"},
+		{name: "the file without POD_NAMESPACE", file: "from-file\n", want: "from-file"},
+		{name: "default without either", want: "default"},
+		{name: "an empty file is no namespace", file: " \n", want: "default"},
+		{name: "POD_NAMESPACE without a file", env: "from-env", want: "from-env"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := missing
+			if tc.file != "" {
+				path = file(tc.file)
+			}
+			getenv := func(name string) string {
+				if name == PodNamespaceEnv {
+					return tc.env
+				}
+				return ""
+			}
+			if got := leaseNamespace(tc.flag, getenv, path); got != tc.want {
+				t.Errorf("leaseNamespace(%q, POD_NAMESPACE=%q, file %q) = %q, want %q", tc.flag, tc.env, tc.file, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLeaseNamespaceFromEnvironment: the method reads the process's
+// POD_NAMESPACE (not parallel: it sets the environment).
+func TestLeaseNamespaceFromEnvironment(t *testing.T) {
+	t.Setenv(PodNamespaceEnv, "kube-system")
+	if got := (&Options{}).LeaseNamespace(); got != "kube-system" {
+		t.Errorf("LeaseNamespace() with POD_NAMESPACE=kube-system = %q", got)
+	}
+	if got := (&Options{LeaderElectionNamespace: "storage"}).LeaseNamespace(); got != "storage" {
+		t.Errorf("LeaseNamespace() with the flag = %q, want the flag's", got)
 	}
 }

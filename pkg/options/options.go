@@ -32,6 +32,7 @@ import (
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
+	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/features"
 )
@@ -96,8 +97,8 @@ type Options struct {
 
 	// LeaderElection turns on leader election.
 	LeaderElection bool
-	// LeaderElectionNamespace is the namespace of the Lease; empty means the
-	// pod's namespace.
+	// LeaderElectionNamespace is the namespace of the Lease as given; empty
+	// means the pod's namespace (see LeaseNamespace).
 	LeaderElectionNamespace string
 	// LeaseDuration is how long non-leaders wait before taking the Lease.
 	LeaseDuration time.Duration
@@ -140,6 +141,9 @@ type Options struct {
 
 	// Features is the feature gate with the --feature-gates values applied.
 	Features featuregate.FeatureGate
+	// FeatureGates holds the gates named on the command line, with their
+	// values (nil when none).
+	FeatureGates map[string]bool
 	// Logging is the logging configuration, already applied by Parse.
 	Logging *logsapi.LoggingConfiguration
 }
@@ -183,12 +187,20 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 		return nil, fmt.Errorf("unexpected argument %q: all options are flags", fs.Arg(0))
 	}
 
+	// Apply logging before anything else logs, as upstream does: setting a
+	// GA or deprecated gate logs a warning. The logging gates stay at their
+	// defaults, as upstream's.
+	if err := logsapi.ValidateAndApply(o.Logging, features.NewLoggingGate()); err != nil {
+		return nil, oneLine(fmt.Errorf("invalid logging configuration: %w", err))
+	}
 	if err := gate.SetFromMap(featureGates); err != nil {
 		return nil, oneLine(fmt.Errorf("invalid value for flag --feature-gates: %w", err))
 	}
-	// Apply logging before anything else logs, as upstream does.
-	if err := logsapi.ValidateAndApply(o.Logging, gate); err != nil {
-		return nil, oneLine(fmt.Errorf("invalid logging configuration: %w", err))
+	o.FeatureGates = featureGates
+	for name := range featureGates {
+		if !features.HasEffect(name) {
+			klog.InfoS("Feature gate has no effect in csi-resizer; accepted because upstream external-resizer accepts it", "featureGate", name)
+		}
 	}
 	if o.Automaxprocs {
 		enableAutomaxprocs()

@@ -339,8 +339,30 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestLoggingGateViaFeatureGates(t *testing.T) {
-	mustParse(t, "--feature-gates=LoggingAlphaOptions=true", "--log-text-split-stream")
+// TestRefusedGates: --feature-gates refuses what upstream v2.2.1 refuses:
+// the logging gates and client-go's gates are not among its gates.
+func TestRefusedGates(t *testing.T) {
+	for _, gate := range []string{"ContextualLogging", "LoggingAlphaOptions", "LoggingBetaOptions", "WatchListClient", "InformerResourceVersion"} {
+		t.Run(gate, func(t *testing.T) {
+			_, _, err := parse(t, "--feature-gates="+gate+"=true")
+			want := "invalid value for flag --feature-gates: unrecognized feature gate: " + gate
+			if err == nil || err.Error() != want {
+				t.Errorf("Parse error = %v, want %q", err, want)
+			}
+		})
+	}
+}
+
+// TestUpstreamCompatGates: a gate upstream accepts only because it links
+// k8s.io/apiserver is accepted, and named in FeatureGates.
+func TestUpstreamCompatGates(t *testing.T) {
+	o := mustParse(t, "--feature-gates=WatchList=false,AnnotateFsResize=true")
+	if o.Features.Enabled("WatchList") || !o.Features.Enabled(features.AnnotateFsResize) {
+		t.Errorf("gates not set: %v", o.Features)
+	}
+	if want := map[string]bool{"WatchList": false, "AnnotateFsResize": true}; !reflect.DeepEqual(o.FeatureGates, want) {
+		t.Errorf("FeatureGates = %v, want %v", o.FeatureGates, want)
+	}
 }
 
 func TestFeatureGateDefaults(t *testing.T) {

@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 
 	"k8s.io/client-go/kubernetes"
@@ -174,16 +173,8 @@ func identity() (string, error) {
 	return options.Identity(host, hex.EncodeToString(b)), nil
 }
 
-// leaseNamespace is the flag's value, else the pod's namespace, else
-// "default".
+// leaseNamespace is the namespace of the leader election Lease and of the
+// node Lease: options.Options.LeaseNamespace, upstream's order.
 func leaseNamespace(o *options.Options) string {
-	if o.LeaderElectionNamespace != "" {
-		return o.LeaderElectionNamespace
-	}
-	if b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
-		if ns := strings.TrimSpace(string(b)); ns != "" {
-			return ns
-		}
-	}
-	return "default"
+	return o.LeaseNamespace()
 }

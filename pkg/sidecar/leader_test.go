@@ -84,27 +84,24 @@ func waitLeader(t *testing.T, client *fake.Clientset) *coordinationv1.Lease {
 	return lease
 }
 
+// TestLeaseNamespace: the leader election and node Leases take their
+// namespace from the flag, else POD_NAMESPACE (not parallel: it sets the
+// environment); options' tests cover the rest of the order.
 func TestLeaseNamespace(t *testing.T) {
-	inPod := false
-	if _, err := os.Stat("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
-		inPod = true
-	}
 	tests := []struct {
 		name string
 		flag string
+		env  string
 		want string
-		pod  bool // the answer depends on the pod's namespace file
 	}{
-		{name: "flag wins", flag: "storage", want: "storage"},
-		{name: "default outside a pod", flag: "", want: "default", pod: true},
+		{name: "flag wins", flag: "storage", env: "kube-system", want: "storage"},
+		{name: "POD_NAMESPACE without the flag", env: "kube-system", want: "kube-system"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.pod && inPod {
-				t.Skip("running in a pod: the namespace comes from its service account")
-			}
+			t.Setenv(options.PodNamespaceEnv, tc.env)
 			if got := leaseNamespace(&options.Options{LeaderElectionNamespace: tc.flag}); got != tc.want {
-				t.Errorf("leaseNamespace(%q) = %q, want %q", tc.flag, got, tc.want)
+				t.Errorf("leaseNamespace(%q) with POD_NAMESPACE=%q = %q, want %q", tc.flag, tc.env, got, tc.want)
 			}
 		})
 	}
