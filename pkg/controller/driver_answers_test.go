@@ -38,7 +38,7 @@ func connectDriver(t *testing.T, d *csidriver.Driver) *csi.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := csi.Connect(ctx, d.Endpoint(), 5*time.Second, nil, nil)
+	c, err := csi.Connect(ctx, d.Endpoint(), 5*time.Second, nil, csi.Hooks{})
 	if err != nil {
 		t.Fatalf("connect to test driver: %v", err)
 	}

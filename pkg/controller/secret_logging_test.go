@@ -53,7 +53,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	d := csidriver.StartForTest(t, csidriver.Config{DriverName: driverName, ControllerExpand: true})
 	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	client, err := csi.Connect(connectCtx, d.Endpoint(), 5*time.Second, nil, nil)
+	client, err := csi.Connect(connectCtx, d.Endpoint(), 5*time.Second, nil, csi.Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

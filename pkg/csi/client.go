@@ -50,21 +50,34 @@ type Client struct {
 	closeErr  error
 }
 
+// Hooks are told what happens to the connection. Either may be nil.
+type Hooks struct {
+	// Waiting is called with a *SocketError saying why, each time the
+	// driver's unix socket cannot be opened, until it can.
+	Waiting func(error)
+	// Lost is called once when an established connection is lost.
+	Lost func()
+}
+
 // Connect dials the driver at address with csi-lib-utils' connection.Connect,
 // which logs every gRPC payload at V(5) with secrets stripped and records the
 // csi_sidecar_operations_seconds metric in mm (nil records none).
 //
-// An absolute path or a unix:// URL is a unix socket. For a unix socket the
-// connection is watched: when it is lost, the loss is logged, onLost (may be
-// nil) is called once, and the client never reconnects, so every later call
-// fails with Unavailable. The sidecar is expected to exit then and let its
-// container restart. Other addresses are handed to gRPC as they are, without
-// loss detection.
+// An absolute path or a unix:// URL is a unix socket. Connect first waits,
+// until ctx ends, for the socket to accept a connection, and says why it
+// does not (hooks.Waiting, and the log at the default verbosity: no such
+// file, permission denied, refused, not a socket). The connection is then
+// watched: when it is lost, the loss is logged, hooks.Lost is called once,
+// and the client never reconnects, so every later call fails with
+// Unavailable. The sidecar is expected to exit then and let its container
+// restart. Other addresses are handed to gRPC as they are, without the wait
+// and without loss detection.
 //
 // timeout bounds every call to the driver (the --timeout flag), unless an
-// ExpandRequest or ModifyRequest sets its own. Establishing
-// the connection is bounded by ctx and by connection.Connect's own 30s limit.
-func Connect(ctx context.Context, address string, timeout time.Duration, mm metrics.CSIMetricsManager, onLost func()) (*Client, error) {
+// ExpandRequest or ModifyRequest sets its own. Establishing the gRPC
+// connection once the socket accepts is bounded by ctx and by
+// connection.Connect's own 30s limit.
+func Connect(ctx context.Context, address string, timeout time.Duration, mm metrics.CSIMetricsManager, hooks Hooks) (*Client, error) {
 	logger := klog.FromContext(ctx)
 	if timeout <= 0 {
 		return nil, fmt.Errorf("connect to CSI driver at %q: call timeout must be positive, got %v", address, timeout)
@@ -72,16 +85,14 @@ func Connect(ctx context.Context, address string, timeout time.Duration, mm metr
 	unixSocket := isUnixSocket(address)
 	var opts []connection.Option
 	if unixSocket {
-		var once sync.Once
-		opts = append(opts, connection.OnConnectionLoss(func(context.Context) bool {
-			once.Do(func() {
-				logger.Error(nil, "Lost connection to CSI driver, not reconnecting", "address", address)
-				if onLost != nil {
-					onLost()
-				}
-			})
-			return false
-		}))
+		waiting := hooks.Waiting
+		if waiting == nil {
+			waiting = func(error) {}
+		}
+		if err := awaitSocket(ctx, address, strings.TrimPrefix(address, "unix://"), waiting); err != nil {
+			return nil, err
+		}
+		opts = append(opts, connection.OnConnectionLoss(lossHandler(logger, address, hooks.Lost)))
 	} else {
 		logger.Info("A lost connection to the CSI driver is only detected for an absolute path or a unix:// address", "address", address)
 	}
@@ -108,6 +119,21 @@ func Connect(ctx context.Context, address string, timeout time.Duration, mm metr
 		close(c.watchDone)
 	}
 	return c, nil
+}
+
+// lossHandler logs the loss of the connection and calls lost, once, and
+// tells connection.Connect not to reconnect.
+func lossHandler(logger klog.Logger, address string, lost func()) func(context.Context) bool {
+	var once sync.Once
+	return func(context.Context) bool {
+		once.Do(func() {
+			logger.Error(nil, "Lost connection to CSI driver, not reconnecting", "address", address)
+			if lost != nil {
+				lost()
+			}
+		})
+		return false
+	}
 }
 
 // Close stops watching the connection and closes it. onLost is not called for

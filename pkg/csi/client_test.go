@@ -41,13 +41,13 @@ func TestConnectErrors(t *testing.T) {
 		wantErr string
 	}{
 		{name: "zero timeout", address: "/csi/csi.sock", timeout: 0, wantErr: "call timeout must be positive"},
-		{name: "no driver", address: "/nonexistent/csi.sock", timeout: time.Second, wantErr: `connect to CSI driver at "/nonexistent/csi.sock"`},
+		{name: "no driver", address: "/nonexistent/csi.sock", timeout: time.Second, wantErr: `cannot connect to the CSI driver at "/nonexistent/csi.sock": connect: no such file or directory`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 			defer cancel()
-			c, err := Connect(ctx, tc.address, tc.timeout, nil, nil)
+			c, err := Connect(ctx, tc.address, tc.timeout, nil, Hooks{})
 			if err == nil {
 				c.Close()
 				t.Fatal("Connect succeeded")
@@ -101,7 +101,7 @@ func TestConnectionLoss(t *testing.T) {
 					close(lost)
 				}
 			}
-			c, err := Connect(testContext(t), tc.prefix+d.Endpoint(), callTimeout, nil, onLost)
+			c, err := Connect(testContext(t), tc.prefix+d.Endpoint(), callTimeout, nil, Hooks{Lost: onLost})
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
 			}
@@ -135,7 +135,7 @@ func TestConnectionLoss(t *testing.T) {
 func TestCloseDoesNotReportLoss(t *testing.T) {
 	d := csidriver.StartForTest(t, csidriver.Config{DriverName: "test.csi.example.com"})
 	var calls atomic.Int32
-	c, err := Connect(testContext(t), d.Endpoint(), callTimeout, nil, func() { calls.Add(1) })
+	c, err := Connect(testContext(t), d.Endpoint(), callTimeout, nil, Hooks{Lost: func() { calls.Add(1) }})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -155,7 +155,7 @@ func TestMetricsAreRecorded(t *testing.T) {
 	d := csidriver.StartForTest(t, csidriver.Config{DriverName: "test.csi.example.com"})
 	d.FailExpand(codes.ResourceExhausted, 1)
 	mm := metrics.NewCSIMetricsManagerForSidecar("test.csi.example.com")
-	c, err := Connect(testContext(t), d.Endpoint(), callTimeout, mm, nil)
+	c, err := Connect(testContext(t), d.Endpoint(), callTimeout, mm, Hooks{})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

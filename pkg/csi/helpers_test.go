@@ -40,7 +40,7 @@ func connect(t *testing.T, cfg csidriver.Config) (*csidriver.Driver, *Client) {
 func connectWithTimeout(t *testing.T, cfg csidriver.Config, timeout time.Duration) (*csidriver.Driver, *Client) {
 	t.Helper()
 	d := csidriver.StartForTest(t, cfg)
-	c, err := Connect(testContext(t), d.Endpoint(), timeout, nil, nil)
+	c, err := Connect(testContext(t), d.Endpoint(), timeout, nil, Hooks{})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

@@ -77,7 +77,7 @@ func TestConnectToSilentSocket(t *testing.T) {
 	ctx, cancel := context.WithTimeout(testContext(t), time.Second)
 	defer cancel()
 	start := time.Now()
-	c, err := Connect(ctx, path, callTimeout, nil, nil)
+	c, err := Connect(ctx, path, callTimeout, nil, Hooks{})
 	if err == nil {
 		c.Close()
 		t.Fatal("Connect to a socket that never speaks succeeded")
@@ -116,7 +116,7 @@ func TestExpandWhenDriverGoesSilent(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	d := csidriver.StartForTest(t, csidriver.Config{DriverName: "test.csi.example.com"})
 	p := startFreezer(t, d.Endpoint())
-	c, err := Connect(testContext(t), p.path, timeout, nil, nil)
+	c, err := Connect(testContext(t), p.path, timeout, nil, Hooks{})
 	if err != nil {
 		t.Fatalf("Connect through the proxy: %v", err)
 	}

@@ -65,7 +65,7 @@ func connect(t *testing.T, cfg csidriver.Config) (*csidriver.Driver, *csi.Client
 	d := csidriver.StartForTest(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := csi.Connect(ctx, d.Endpoint(), 5*time.Second, metrics.NewCSIMetricsManagerForSidecar("test"), func() {})
+	c, err := csi.Connect(ctx, d.Endpoint(), 5*time.Second, metrics.NewCSIMetricsManagerForSidecar("test"), csi.Hooks{})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

@@ -18,6 +18,7 @@ package sidecar
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
@@ -37,12 +38,14 @@ type driver struct {
 }
 
 // connectDriver connects, waits until the driver is ready and reads its
-// name and capabilities. onLost is called when the connection drops.
-func connectDriver(ctx context.Context, o *options.Options, mm metrics.CSIMetricsManager, onLost func()) (*driver, error) {
-	client, err := csi.Connect(ctx, o.CSIAddress, o.Timeout, mm, onLost)
+// name and capabilities. waiting is told, while it waits, what for; lost is
+// called when the connection drops.
+func connectDriver(ctx context.Context, o *options.Options, mm metrics.CSIMetricsManager, waiting func(error), lost func()) (*driver, error) {
+	client, err := csi.Connect(ctx, o.CSIAddress, o.Timeout, mm, csi.Hooks{Waiting: waiting, Lost: lost})
 	if err != nil {
 		return nil, err
 	}
+	waiting(fmt.Errorf("waiting for the CSI driver at %q to report ready (Probe)", o.CSIAddress))
 	d := &driver{client: client}
 	if err := d.describe(ctx); err != nil {
 		_ = client.Close()

@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,14 +77,17 @@ func TestMain(m *testing.M) {
 // last and so override the defaults given here.
 func newOptions(t *testing.T, d *csidriver.Driver, extra ...string) *options.Options {
 	t.Helper()
-	args := append([]string{
-		"--csi-address=" + d.Endpoint(),
-		"--http-endpoint=" + freeAddr(t),
+	var args []string
+	if d != nil { // else extra names the socket
+		args = append(args, "--csi-address="+d.Endpoint())
+	}
+	args = append(append(args,
+		"--http-endpoint="+freeAddr(t),
 		"--timeout=10s",
 		"--workers=2",
 		"--retry-interval-start=10ms",
 		"--retry-interval-max=1s",
-	}, extra...)
+	), extra...)
 	o, err := options.Parse(args, io.Discard)
 	if err != nil {
 		t.Fatalf("options.Parse(%q): %v", args, err)
@@ -186,6 +190,22 @@ func (s *sidecar) waitHTTP(path string, code int) string {
 		}
 		body = b
 		return got == code, nil
+	})
+	return body
+}
+
+// waitReadyz waits until /readyz answers 503 with a body that contains
+// want, and returns the body.
+func (s *sidecar) waitReadyz(want string) string {
+	s.t.Helper()
+	var body string
+	waitFor(s.t, fmt.Sprintf("/readyz to answer 503 %q", want), func() (bool, error) {
+		got, b, err := s.get("/readyz")
+		if err != nil {
+			return false, nil // not listening yet
+		}
+		body = b
+		return got == 503 && strings.Contains(b, want), nil
 	})
 	return body
 }

@@ -57,25 +57,28 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	mm := metrics.NewCSIMetricsManagerForSidecar("")
-	d, err := connectDriver(ctx, o, mm, func() { cancel(ErrDriverLost) })
+	mm.WithAdditionalRegistry(legacyregistry.DefaultGatherer)
+	s := &server{ctx: ctx, driverLost: func() bool { return errors.Is(context.Cause(ctx), ErrDriverLost) }}
+	s.waitingFor(fmt.Errorf("connecting to the CSI driver at %q", o.CSIAddress))
+	if err := s.start(o, mm); err != nil {
+		return err
+	}
+	d, err := connectDriver(ctx, o, mm, s.waitingFor, func() { cancel(ErrDriverLost) })
 	if err != nil {
 		return err
 	}
 	defer func() { _ = d.client.Close() }()
 	mm.SetDriverName(d.name)
-	mm.WithAdditionalRegistry(legacyregistry.DefaultGatherer)
 
+	s.waitingFor(errors.New("starting the controller"))
 	ctrl, stopEvents, err := newController(ctx, o, cs, d, mm)
 	if err != nil {
 		return err
 	}
 	defer stopEvents()
+	s.registerClaims(mm.GetRegistry(), d, ctrl)
+	s.running(ctrl)
 
-	s := &server{ctx: ctx, driverLost: func() bool { return errors.Is(context.Cause(ctx), ErrDriverLost) }, ctrl: ctrl}
-	s.registerClaims(mm.GetRegistry(), d)
-	if err := s.start(o, mm); err != nil {
-		return err
-	}
 	work := func(ctx context.Context) error {
 		s.setLeading(true)
 		stop := make(chan struct{})

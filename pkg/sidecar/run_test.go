@@ -362,10 +362,7 @@ func TestRunStopsBeforeCachesSync(t *testing.T) {
 		return true, nil, errors.New("injected: API server unreachable")
 	})
 	s := startSidecar(t, newOptions(t, d), fakeClients(client))
-	body := s.waitHTTP("/readyz", 503)
-	if !strings.Contains(body, "not synced") {
-		t.Errorf("/readyz = %q, want it to say the caches are not synced", body)
-	}
+	s.waitReadyz("not synced")
 	s.cancel()
 	if err := s.wait(startupTimeout); err != nil {
 		t.Errorf("run cancelled before the caches synced = %v, want nil", err)

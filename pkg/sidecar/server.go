@@ -31,13 +31,18 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
-// server is the diagnostics endpoint: metrics and health.
+// server is the diagnostics endpoint: metrics and health. It serves from
+// the start, before the driver is reached, so that /healthz answers while
+// the sidecar waits and /readyz says what it waits for.
 type server struct {
 	ctx        context.Context
 	mux        *http.ServeMux
 	driverLost func() bool
-	ctrl       *resizeController
-	leading    atomic.Bool
+	// waiting is why the sidecar does not run yet (the driver's socket, its
+	// Probe, the controller's start); it holds nil once it runs.
+	waiting atomic.Pointer[error]
+	ctrl    atomic.Pointer[resizeController]
+	leading atomic.Bool
 }
 
 // start serves --http-endpoint (or the deprecated --metrics-address) when
@@ -62,19 +67,31 @@ func (s *server) start(o *options.Options, mm metrics.CSIMetricsManager) error {
 	return nil
 }
 
+// waitingFor records why the sidecar does not run yet; nil means it runs.
+func (s *server) waitingFor(why error) { s.waiting.Store(&why) }
+
+// running records the controller, and that nothing is waited for any more.
+func (s *server) running(ctrl *resizeController) {
+	s.ctrl.Store(ctrl)
+	s.waitingFor(nil)
+}
+
 func (s *server) setLeading(v bool) { s.leading.Store(v) }
 
 // Leading reports whether this replica leads and its caches have synced:
 // only then does it report claims by state.
-func (s *server) Leading() bool { return s.leading.Load() && s.ctrl.Ready() }
+func (s *server) Leading() bool {
+	ctrl := s.ctrl.Load()
+	return s.leading.Load() && ctrl != nil && ctrl.Ready()
+}
 
 // registerClaims registers the claims-by-state metrics, which read the
 // controller's caches at each scrape.
-func (s *server) registerClaims(registry k8smetrics.KubeRegistry, d *driver) {
-	inf := s.ctrl.informers
+func (s *server) registerClaims(registry k8smetrics.KubeRegistry, d *driver, ctrl *resizeController) {
+	inf := ctrl.informers
 	resizemetrics.RegisterClaims(registry, resizemetrics.ClaimsConfig{
 		Driver: d.name, Node: inf.nodeWatcher, Claims: inf.claims.GetIndexer(), Volumes: inf.volumes.GetIndexer(),
-		Leader: s, HeldBack: claimsHeldBack(s.ctrl),
+		Leader: s, HeldBack: claimsHeldBack(ctrl),
 	})
 }
 
@@ -87,10 +104,13 @@ func claimsHeldBack(ctrl *resizeController) unfinished.HeldBack {
 }
 
 func (s *server) ready() error {
-	switch {
-	case s.driverLost():
+	if s.driverLost() {
 		return errors.New("CSI driver connection lost")
-	case s.leading.Load() && !s.ctrl.Ready():
+	}
+	if why := s.waiting.Load(); why != nil && *why != nil {
+		return *why
+	}
+	if ctrl := s.ctrl.Load(); s.leading.Load() && (ctrl == nil || !ctrl.Ready()) {
 		return errors.New("informer caches are not synced yet")
 	}
 	return nil

@@ -18,7 +18,10 @@ package sidecar
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -142,16 +145,25 @@ func TestReady(t *testing.T) {
 		name       string
 		driverLost bool
 		leading    bool
-		wantErr    string
+		// waiting is what the sidecar still waits for; nil once it runs.
+		waiting error
+		wantErr string
 	}{
 		{name: "standby with the driver connected", wantErr: ""},
+		{name: "waiting for the driver's socket", waiting: errors.New(`cannot connect to the CSI driver at "/csi/csi.sock": connect: permission denied`),
+			wantErr: "permission denied"},
+		{name: "waiting while leading", leading: true, waiting: errors.New("waiting for the CSI driver to report ready"), wantErr: "report ready"},
 		{name: "standby without the driver", driverLost: true, wantErr: "connection lost"},
 		{name: "leading before the caches synced", leading: true, wantErr: "not synced"},
 		{name: "leading without the driver", leading: true, driverLost: true, wantErr: "connection lost"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &server{ctx: context.Background(), driverLost: func() bool { return tc.driverLost }, ctrl: notSynced}
+			s := &server{ctx: context.Background(), driverLost: func() bool { return tc.driverLost }}
+			s.running(notSynced)
+			if tc.waiting != nil {
+				s.waitingFor(tc.waiting)
+			}
 			s.setLeading(tc.leading)
 			err := s.ready()
 			switch {
@@ -210,4 +222,34 @@ func TestClaimMetrics(t *testing.T) {
 			t.Errorf("a standby serves claims by state:\n%s", body)
 		}
 	})
+}
+
+// TestServesWhileWaitingForTheDriver starts the sidecar before its driver:
+// /healthz answers at once (a liveness probe must not kill a sidecar whose
+// driver is slow to start), /readyz says why it waits, and the sidecar
+// starts once the driver serves its socket.
+func TestServesWhileWaitingForTheDriver(t *testing.T) {
+	dir, err := os.MkdirTemp("", "csi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "csi.sock")
+	o := newOptions(t, nil, "--csi-address="+path)
+	s := startSidecar(t, o, fakeClients(newFakeAPI()))
+
+	body := s.waitReadyz("connect: no such file or directory")
+	if !strings.Contains(body, `cannot connect to the CSI driver at "`+path+`"`) {
+		t.Errorf("/readyz = %q, want it to name the socket", body)
+	}
+	if code, body, err := s.get("/healthz"); err != nil || code != 200 {
+		t.Errorf("/healthz while waiting = %d %q %v, want 200", code, body, err)
+	}
+
+	d, err := csidriver.Serve(path, csidriver.Config{DriverName: testDriver, ControllerExpand: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Stop)
+	s.waitHTTP("/readyz", 200)
 }
