@@ -20,6 +20,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -534,4 +535,123 @@ func setAsideNodeRBAC(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkHardening checks the hardening of the resizer container that works
+// as root too: a read-only root file system, no privilege escalation, every
+// capability dropped, the RuntimeDefault seccomp profile.
+func checkHardening(t *testing.T, where string, sc *corev1.SecurityContext) {
+	t.Helper()
+	if sc == nil {
+		t.Errorf("%s: no securityContext", where)
+		return
+	}
+	if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+		t.Errorf("%s: readOnlyRootFilesystem %v, want true", where, sc.ReadOnlyRootFilesystem)
+	}
+	if sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		t.Errorf("%s: allowPrivilegeEscalation %v, want false", where, sc.AllowPrivilegeEscalation)
+	}
+	if sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0 {
+		t.Errorf("%s: capabilities %+v, want drop [ALL]", where, sc.Capabilities)
+	}
+	if sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("%s: seccompProfile %+v, want RuntimeDefault", where, sc.SeccompProfile)
+	}
+	if sc.Privileged != nil && *sc.Privileged {
+		t.Errorf("%s: privileged", where)
+	}
+}
+
+// checkImageUser checks that the resizer container runs as the image's
+// user, root as upstream's (a driver running as root makes a socket only
+// root may open), and that the pod sets no user, group or fsGroup either
+// (they would apply to the driver's container too).
+func checkImageUser(t *testing.T, where string, pod corev1.PodSpec, c corev1.Container) {
+	t.Helper()
+	if sc := c.SecurityContext; sc != nil && (sc.RunAsUser != nil || sc.RunAsGroup != nil || (sc.RunAsNonRoot != nil && *sc.RunAsNonRoot)) {
+		t.Errorf("%s: resizer runAsUser %v, runAsGroup %v, runAsNonRoot %v: want none, the image's user (root) opens a root driver's socket",
+			where, ptrString(sc.RunAsUser), ptrString(sc.RunAsGroup), ptrString(sc.RunAsNonRoot))
+	}
+	if sc := pod.SecurityContext; sc != nil && (sc.RunAsUser != nil || sc.RunAsGroup != nil || sc.RunAsNonRoot != nil || sc.FSGroup != nil || len(sc.SupplementalGroups) > 0) {
+		t.Errorf("%s: pod securityContext %+v sets a user or group, which the driver's container gets too", where, sc)
+	}
+}
+
+func ptrString[T any](p *T) string {
+	if p == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*p)
+}
+
+// podContainer is the container of a pod template by name.
+func podContainer(t *testing.T, pod corev1.PodTemplateSpec, name string) corev1.Container {
+	t.Helper()
+	for _, c := range pod.Spec.Containers {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no container %s", name)
+	return corev1.Container{}
+}
+
+// TestChartSecurityContext: by default the resizer runs as the image's
+// user, root as upstream's, with the hardening that works as root, and the
+// chart sets no user for the pod or the driver; the non-root example (and
+// the same keys given with --set) runs the resizer as 65532, keeping that
+// hardening, beside a driver of the same user, whose socket 65532 may open.
+func TestChartSecurityContext(t *testing.T) {
+	for name, sets := range map[string][]string{
+		"defaults":        nil,
+		"node deployment": {"nodeDeployment.enabled=true"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, pod := workload(t, render(t, sets...))
+			c := podContainer(t, pod, "csi-resizer")
+			checkHardening(t, "resizer", c.SecurityContext)
+			checkImageUser(t, "chart "+name, pod.Spec, c)
+			if d := podContainer(t, pod, "csi-driver"); d.SecurityContext != nil {
+				t.Errorf("driver securityContext %+v: want the driver's own (driver.securityContext, empty by default)", d.SecurityContext)
+			}
+		})
+	}
+
+	nonRoot := func(t *testing.T, objs []*unstructured.Unstructured) (resizer, driver corev1.Container, pod corev1.PodTemplateSpec) {
+		t.Helper()
+		_, pod = workload(t, objs)
+		resizer, driver = podContainer(t, pod, "csi-resizer"), podContainer(t, pod, "csi-driver")
+		checkHardening(t, "resizer", resizer.SecurityContext)
+		sc := resizer.SecurityContext
+		if sc == nil || ptrString(sc.RunAsUser) != "65532" || ptrString(sc.RunAsGroup) != "65532" || ptrString(sc.RunAsNonRoot) != "true" {
+			t.Errorf("resizer securityContext %+v: want runAsUser and runAsGroup 65532, runAsNonRoot", sc)
+		}
+		return resizer, driver, pod
+	}
+	t.Run("non-root example", func(t *testing.T) {
+		out, err := helm(t, "template", "csi-resizer", chart, "--namespace", "kube-csi", "--values", filepath.Join(examplesDir, "non-root.values.yaml"))
+		if err != nil {
+			t.Fatalf("helm template: %v\n%s", err, out)
+		}
+		objs, err := framework.DecodeUnstructured([]byte(out))
+		must(t, err)
+		_, driver, pod := nonRoot(t, objs)
+		// The driver runs as the same user, so its socket is 65532's.
+		user := func(c corev1.Container) string {
+			if c.SecurityContext != nil && c.SecurityContext.RunAsUser != nil {
+				return fmt.Sprint(*c.SecurityContext.RunAsUser)
+			}
+			if pod.Spec.SecurityContext != nil && pod.Spec.SecurityContext.RunAsUser != nil {
+				return fmt.Sprint(*pod.Spec.SecurityContext.RunAsUser)
+			}
+			return "the image's"
+		}
+		if got := user(driver); got != "65532" {
+			t.Errorf("the driver runs as %s: want 65532, the resizer's user, or its socket refuses the resizer", got)
+		}
+	})
+	t.Run("non-root with --set", func(t *testing.T) {
+		nonRoot(t, render(t, "securityContext.runAsUser=65532", "securityContext.runAsGroup=65532", "securityContext.runAsNonRoot=true"))
+	})
 }

@@ -22,8 +22,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -53,15 +56,49 @@ func TestPlainManifestsValidate(t *testing.T) {
 
 // TestDockerfileBuildsTheTestedBinary: docker cannot run here, so the
 // Dockerfile is checked by construction: it runs `make build`, the command
-// that built the binary this suite tests, and ends on a non-root distroless
-// image.
+// that built the binary this suite tests, and ends on upstream's base,
+// distroless/static's root variant, as root (the user of `make image`'s
+// config, "0"): a driver running as root makes a socket only root may open.
 func TestDockerfileBuildsTheTestedBinary(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
 	must(t, err)
 	dockerfile := string(data)
-	for _, want := range []string{"make build VERSION=${VERSION}", "FROM gcr.io/distroless/static:nonroot", "USER 65532:65532", `ENTRYPOINT ["/csi-resizer"]`} {
+	for _, want := range []string{"make build VERSION=${VERSION}", "\nFROM gcr.io/distroless/static:latest\n", "\nUSER 0\n", `ENTRYPOINT ["/csi-resizer"]`} {
 		if !strings.Contains(dockerfile, want) {
 			t.Errorf("Dockerfile lacks %q", want)
 		}
+	}
+	for _, bad := range []string{":nonroot", "USER 65532", "USER nonroot"} {
+		if strings.Contains(dockerfile, bad) {
+			t.Errorf("Dockerfile has %q: the image runs as root, as upstream's", bad)
+		}
+	}
+}
+
+// TestPlainManifestsRunAsTheImage: deploy/kubernetes runs the resizer as
+// the chart does by default: as the image's user, root as upstream's, with
+// the chart's securityContext, and sets no user or group for the pod (it
+// would apply to the driver's container too).
+func TestPlainManifestsRunAsTheImage(t *testing.T) {
+	_, chartPod := workload(t, render(t))
+	want := podContainer(t, chartPod, "csi-resizer").SecurityContext
+	for name, kind := range map[string]string{"deployment.yaml": "Deployment", "daemonset.yaml": "DaemonSet"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "kubernetes", name))
+			must(t, err)
+			objs, err := framework.DecodeUnstructured(data)
+			must(t, err)
+			o := find(objs, kind)
+			if o == nil {
+				t.Fatalf("%s has no %s", name, kind)
+			}
+			_, pod := workload(t, []*unstructured.Unstructured{o})
+			c := podContainer(t, pod, "csi-resizer")
+			checkHardening(t, name, c.SecurityContext)
+			checkImageUser(t, name, pod.Spec, c)
+			if !reflect.DeepEqual(c.SecurityContext, want) {
+				t.Errorf("%s: resizer securityContext %+v, the chart's %+v", name, c.SecurityContext, want)
+			}
+		})
 	}
 }
