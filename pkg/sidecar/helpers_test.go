@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,7 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2/ktesting"
 
+	"github.com/csi-resizer/csi-resizer/internal/freeport"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
@@ -95,18 +97,15 @@ func newOptions(t *testing.T, d *csidriver.Driver, extra ...string) *options.Opt
 	return o
 }
 
-// freeAddr returns a local TCP address that was free a moment ago.
+// freeAddr returns a local TCP address for the sidecar to bind, which no
+// other process takes meanwhile.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Get()
 	if err != nil {
 		t.Fatalf("find a free port: %v", err)
 	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatalf("close listener: %v", err)
-	}
-	return addr
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 }
 
 // fakeClients returns the three API clients of the sidecar, all backed by

@@ -23,11 +23,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/csi-resizer/csi-resizer/internal/freeport"
 )
 
 // Process is a child process whose output goes to a log file.
@@ -133,28 +134,13 @@ func (p *Process) Wait(ctx context.Context) error {
 	}
 }
 
-// FreePort returns a loopback TCP port that was free a moment ago.
+// FreePort returns a loopback TCP port for a server to bind later, which
+// no other process takes meanwhile (see internal/freeport).
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return freeport.Get()
 }
 
-// FreePorts returns n distinct loopback TCP ports that were free a moment
-// ago. FreePort called n times may return one port twice: each port is
-// free again once FreePort returns.
+// FreePorts returns n distinct ports as FreePort does.
 func FreePorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
+	return freeport.GetN(n)
 }
