@@ -46,6 +46,7 @@ func main() {
 		os.Exit(0)
 	}
 	klog.InfoS("Starting", "version", version.Version)
+	klog.InfoS("Settings", o.Settings()...)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if err := sidecar.Run(ctx, o); err != nil {
