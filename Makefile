@@ -64,10 +64,12 @@ test:
 # The order matters only for reading the output: cheap checks fail first.
 # TestMadeArchive checks the archive of make image against make build's
 # binary; it runs without -race, which would make its gzip take half a minute.
+# TestImageUserOpensARootDriversSocket runs that binary as the archive's
+# user against a root driver's socket (as root: CI is).
 test-unit: vet fmt-check license-check vendor-check deps-check image
 	mkdir -p _output
 	CSI_RESIZER_IMAGE="$(abspath $(IMAGE_ARCHIVE))" CSI_RESIZER_BIN="$(CURDIR)/bin/$(BINARY)" CSI_RESIZER_IMAGE_REF="$(IMAGE):$(IMAGE_TAG)" \
-		$(GO) test -v -run '^TestMadeArchive$$' ./hack/image
+		$(GO) test -v -run '^(TestMadeArchive|TestImageUserOpensARootDriversSocket)$$' ./hack/image
 	$(GO) test -race -coverpkg=./pkg/... -coverprofile=_output/coverage.out ./...
 	@echo "Total statement coverage of ./pkg/...:"
 	@$(GO) tool cover -func=_output/coverage.out | tail -1
@@ -186,7 +188,7 @@ deps-check:
 # IMAGE_ARCHIVE, an OCI image layout in a tar archive, with no daemon and no
 # base image: hack/image puts make build's binary for each platform (the
 # same command, GOOS and GOARCH set) on the few files of distroless/static
-# the resizer needs; non-root (65532), no shell, and the same digest from
+# the resizer needs; root as upstream's image (65532 may be chosen: README), no shell, and the same digest from
 # the same commit. The README says how to push it.
 IMAGE_BINARIES := $(foreach p,$(IMAGE_PLATFORMS),_output/image/$(subst /,_,$(p))/$(BINARY))
 

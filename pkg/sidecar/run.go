@@ -64,6 +64,11 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 		return err
 	}
 	d, err := connectDriver(ctx, o, mm, s.waitingFor, func() { cancel(ErrDriverLost) })
+	if err != nil && ctx.Err() != nil {
+		// Stopped (SIGTERM) while waiting for the driver: a shutdown, not a failure.
+		klog.FromContext(ctx).Info("Stopped while waiting for the CSI driver", "reason", err.Error())
+		return nil
+	}
 	if err != nil {
 		return err
 	}

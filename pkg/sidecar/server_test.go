@@ -253,3 +253,15 @@ func TestServesWhileWaitingForTheDriver(t *testing.T) {
 	t.Cleanup(d.Stop)
 	s.waitHTTP("/readyz", 200)
 }
+
+// TestStopsWhileWaitingForTheDriver stops the sidecar while its driver's
+// socket is missing: a shutdown, not a failure.
+func TestStopsWhileWaitingForTheDriver(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "csi.sock")
+	s := startSidecar(t, newOptions(t, nil, "--csi-address="+path), fakeClients(newFakeAPI()))
+	s.waitReadyz("no such file or directory")
+	s.cancel()
+	if err := s.wait(startupTimeout); err != nil {
+		t.Errorf("run stopped while waiting for the driver = %v, want nil", err)
+	}
+}
