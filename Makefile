@@ -75,12 +75,13 @@ test-unit: vet fmt-check license-check vendor-check deps-check image
 	@$(GO) tool cover -func=_output/coverage.out | tail -1
 
 # The e2e suite runs the binaries `make build` makes, as the Dockerfile does:
-# the resizer, and the kubectl plugin (E2E_EXPLAIN).
-test-e2e: build
+# the resizer, as the user of make image's image (E2E_IMAGE), and the
+# kubectl plugin (E2E_EXPLAIN).
+test-e2e: build image
 	tools="$$(hack/build-tools.sh)"; \
 	$(GO) build -o _output/csi-test-driver ./test/cmd/csi-test-driver; \
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" E2E_TEST_DRIVER="$(CURDIR)/_output/csi-test-driver" \
-		E2E_EXPLAIN="$(CURDIR)/bin/$(PLUGIN)" \
+		E2E_EXPLAIN="$(CURDIR)/bin/$(PLUGIN)" E2E_IMAGE="$(abspath $(IMAGE_ARCHIVE))" \
 		$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... ./test/demo/ 2>&1 | grep -v '^[IWE][0-9]\{4\} '
 
 # `make test-chaos` runs the resizer binary through faults (processes killed

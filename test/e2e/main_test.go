@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,6 +63,10 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	start := time.Now()
+	// The drivers make their sockets as a container runtime's root process
+	// does: umask 022, so a socket is srwxr-xr-x root, which only root may
+	// connect to (TestImageSwapInADriversPod).
+	syscall.Umask(0o022)
 	var err error
 	if tools, err = framework.ToolsFromEnv(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)

@@ -22,16 +22,23 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/csi-resizer/csi-resizer/hack/image/ociread"
 )
 
 // Tools are the binaries the suite runs.
 type Tools struct {
 	Etcd, APIServer, CSIMock, Helm, Promtool, Resizer string
+	// ResizerUser is who the resizer runs as: the user of the image of
+	// E2E_IMAGE (make image's archive), as in a driver's pod; nil without
+	// E2E_IMAGE (the test's own user).
+	ResizerUser *syscall.Credential
 	// Kubelet, CRIFake and Registrar make a node (see StartNode).
 	Kubelet, CRIFake, Registrar string
 }
@@ -62,6 +69,13 @@ func ToolsFromEnv() (Tools, error) {
 		if _, err := os.Stat(bin); err != nil {
 			return Tools{}, fmt.Errorf("missing binary: %w", err)
 		}
+	}
+	if archive := os.Getenv("E2E_IMAGE"); archive != "" {
+		id, err := ociread.ImageIdentity(archive, "")
+		if err != nil {
+			return Tools{}, fmt.Errorf("E2E_IMAGE: %w", err)
+		}
+		t.ResizerUser = &syscall.Credential{Uid: id.UID, Gid: id.GID, Groups: id.Groups}
 	}
 	return t, nil
 }

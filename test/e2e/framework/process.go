@@ -48,6 +48,12 @@ func StartProcess(name, log, bin string, args ...string) (*Process, error) {
 // StartProcessIn is StartProcess with workDir as the working directory
 // ("" is the test's).
 func StartProcessIn(workDir, name, log, bin string, args ...string) (*Process, error) {
+	return StartProcessAs(nil, workDir, name, log, bin, args...)
+}
+
+// StartProcessAs is StartProcessIn with the process running as user (nil is
+// the test's own user).
+func StartProcessAs(user *syscall.Credential, workDir, name, log, bin string, args ...string) (*Process, error) {
 	out, err := os.OpenFile(log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
@@ -57,7 +63,7 @@ func StartProcessIn(workDir, name, log, bin string, args ...string) (*Process, e
 	cmd.Stdout, cmd.Stderr = out, out
 	// Own process group: a signal to the test runner does not reach it,
 	// and Kill takes the whole group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: user}
 	if err := cmd.Start(); err != nil {
 		out.Close()
 		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)

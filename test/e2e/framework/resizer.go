@@ -21,11 +21,12 @@ import (
 	"path/filepath"
 )
 
-// StartResizer runs the resizer binary as a process: name labels its log
-// file in dir, and args follow the driver socket and kubeconfig.
+// StartResizer runs the resizer binary as a process, as the image's user
+// (tools.ResizerUser): name labels its log file in dir, and args follow the
+// driver socket and kubeconfig.
 func StartResizer(tools Tools, dir, name, kubeconfig, socket string, args ...string) (*Process, error) {
 	all := append([]string{"--csi-address=" + socket, "--kubeconfig=" + kubeconfig}, args...)
-	p, err := StartProcess(name, filepath.Join(dir, name+".log"), tools.Resizer, all...)
+	p, err := StartProcessAs(tools.ResizerUser, "", name, filepath.Join(dir, name+".log"), tools.Resizer, all...)
 	if err != nil {
 		return nil, fmt.Errorf("start resizer: %w", err)
 	}
