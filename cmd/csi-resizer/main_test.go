@@ -64,7 +64,9 @@ func runMain(t *testing.T, env []string, args ...string) run {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append([]string{mainEnv + "=1"}, env...)
+	// A test binary built for coverage (make test-unit's -coverprofile)
+	// warns on stderr when it exits without a place for its counts.
+	cmd.Env = append([]string{mainEnv + "=1", "GOCOVERDIR=" + t.TempDir()}, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
