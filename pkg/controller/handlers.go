@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/tools/cache"
@@ -123,9 +124,9 @@ func (c *Controller) enqueue(obj any) {
 }
 
 // claimUpdated queues a claim when something the decisions read was changed
-// by someone else: the request, the capacity (kubelet finished), the resizer
-// annotation (CSI migration), the class. The resizer's own status writes do
-// not requeue
+// by someone else: the request, the capacity (kubelet finished), kubelet's
+// own status (see kubeletStatusChanged), the resizer annotation (CSI
+// migration), the class. The resizer's own status writes do not requeue
 // it, so a retry waits for its backoff. A resync (same version) always
 // queues, as the safety net.
 func (c *Controller) claimUpdated(oldObj, newObj any) {
@@ -137,11 +138,40 @@ func (c *Controller) claimUpdated(oldObj, newObj any) {
 	if old.ResourceVersion == cur.ResourceVersion ||
 		!sameQuantity(old.Request, cur.Request) ||
 		!sameQuantity(old.Capacity, cur.Capacity) ||
+		kubeletStatusChanged(old, cur) ||
 		old.Phase != cur.Phase ||
 		old.Annotations.Get(ownership.ResizerAnnotation) != cur.Annotations.Get(ownership.ResizerAnnotation) ||
 		classChanged(old.Classes, cur.Classes) {
 		c.enqueue(cur)
 	}
+}
+
+// kubeletStatusChanged tells whether kubelet changed the claim's expansion
+// status: a resize status it writes (NodeResizeInProgress,
+// NodeResizeInfeasible) appeared or went, or its NodeResizeError condition
+// changed. Its NodeResizeInfeasible is often the only news that a lowered
+// request can be handed back to it (KEP-1790), and nothing else would wake
+// the resizer before the resync.
+func kubeletStatusChanged(old, cur *slim.Claim) bool {
+	oldStatus, curStatus := ptr.Deref(old.ResizeStatus, ""), ptr.Deref(cur.ResizeStatus, "")
+	if oldStatus != curStatus && (isKubeletStatus(oldStatus) || isKubeletStatus(curStatus)) {
+		return true
+	}
+	return nodeError(old.Conditions) != nodeError(cur.Conditions)
+}
+
+func isKubeletStatus(s v1.ClaimResourceStatus) bool {
+	return s == v1.PersistentVolumeClaimNodeResizeInProgress || s == v1.PersistentVolumeClaimNodeResizeInfeasible
+}
+
+// nodeError is kubelet's NodeResizeError condition, or the zero condition.
+func nodeError(conditions []v1.PersistentVolumeClaimCondition) v1.PersistentVolumeClaimCondition {
+	for _, c := range conditions {
+		if c.Type == v1.PersistentVolumeClaimNodeResizeError {
+			return v1.PersistentVolumeClaimCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}
+		}
+	}
+	return v1.PersistentVolumeClaimCondition{}
 }
 
 // classChanged tells whether the spec's or the current class differ.

@@ -213,6 +213,18 @@ func TestClaimUpdatedQueuesOnlyWhatMatters(t *testing.T) {
 			c.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue}}
 		}), want: false},
 		{name: "label changed", cur: changed(func(c *v1.PersistentVolumeClaim) { c.Labels = map[string]string{"x": "y"} }), want: false},
+		{name: "our own resize status", cur: changed(func(c *v1.PersistentVolumeClaim) {
+			c.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: v1.PersistentVolumeClaimControllerResizeInProgress}
+		}), want: false},
+		{name: "kubelet starts the node step", cur: changed(func(c *v1.PersistentVolumeClaim) {
+			c.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: v1.PersistentVolumeClaimNodeResizeInProgress}
+		}), want: true},
+		{name: "kubelet finds the size infeasible", cur: changed(func(c *v1.PersistentVolumeClaim) {
+			c.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: v1.PersistentVolumeClaimNodeResizeInfeasible}
+		}), want: true},
+		{name: "kubelet reports a node error", cur: changed(func(c *v1.PersistentVolumeClaim) {
+			c.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimNodeResizeError, Status: v1.ConditionTrue, Message: "out of range"}}
+		}), want: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -325,6 +337,45 @@ func TestHeldBackByPods(t *testing.T) {
 			if got := e.ctrl.HeldBackByPods(slim.NewClaim(tc.pvc)); got != tc.want {
 				t.Errorf("HeldBackByPods = %v, want %v", got, tc.want)
 			}
+		})
+	}
+}
+
+// TestClaimUpdatedQueuesKubeletsWrites: each status write of kubelet's node
+// step queues the claim, and so do none of the resizer's own.
+func TestClaimUpdatedQueuesKubeletsWrites(t *testing.T) {
+	status := func(rs v1.ClaimResourceStatus, nodeError string) *v1.PersistentVolumeClaim {
+		c := claim("a", "2Gi", "1Gi")
+		c.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: rs}
+		if nodeError != "" {
+			c.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimNodeResizeError, Status: v1.ConditionTrue, Message: nodeError}}
+		}
+		return c
+	}
+	const (
+		pending    = v1.PersistentVolumeClaimNodeResizePending
+		inProgress = v1.PersistentVolumeClaimNodeResizeInProgress
+		infeasible = v1.PersistentVolumeClaimNodeResizeInfeasible
+		controller = v1.PersistentVolumeClaimControllerResizeInProgress
+	)
+	tests := []struct {
+		name     string
+		old, cur *v1.PersistentVolumeClaim
+		want     bool
+	}{
+		{name: "kubelet takes the node step", old: status(pending, ""), cur: status(inProgress, ""), want: true},
+		{name: "kubelet fails, to retry", old: status(inProgress, ""), cur: status(pending, "exit 1"), want: true},
+		{name: "kubelet fails again, otherwise", old: status(pending, "exit 1"), cur: status(pending, "exit 2"), want: true},
+		{name: "kubelet gives up", old: status(inProgress, "exit 1"), cur: status(infeasible, "out of range"), want: true},
+		{name: "the resizer hands a lowered size back", old: status(infeasible, "out of range"), cur: status(pending, "out of range"), want: true},
+		{name: "the resizer's controller step", old: status(controller, ""), cur: status(pending, ""), want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.old.ResourceVersion, tc.cur.ResourceVersion = "1", "2"
+			e := newEnv(t, nil, nil)
+			e.ctrl.claimUpdated(slim.NewClaim(tc.old), slim.NewClaim(tc.cur))
+			equal(t, "queued", e.ctrl.queue.Len() == 1, tc.want)
 		})
 	}
 }
