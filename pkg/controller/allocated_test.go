@@ -76,6 +76,24 @@ func TestNodeStepKeepsTargetUntilKubeletFinishes(t *testing.T) {
 	expectSettled(t, e)
 }
 
+// TestRoundingForgottenAcrossARestart: a resizer restarted while kubelet
+// works does not know that the driver gave more than asked for (the volume
+// could as well be larger because of a target kubelet refused), so what
+// kubelet finished at stands, as with upstream, which never records it.
+func TestRoundingForgottenAcrossARestart(t *testing.T) {
+	pvc := claim("a", "2Gi", "1Gi")
+	e := newEnv(t, &fakeResizer{nodeStep: true, script: []result{{size: driverCapacity, nodeStep: true}}}, objects(pvc, volume(pvc, "1Gi")))
+	e.mustSync("a")
+	e.finishOnNode("a")
+
+	restarted := newEnvWithClient(t, e.client, &fakeResizer{nodeStep: true})
+	restarted.clearActions()
+	restarted.mustSync("a")
+	equal(t, "writes after kubelet", restarted.writes(), []string(nil))
+	equal(t, "claim after kubelet", summary(restarted.claim("a")), "capacity=2Gi allocated=2Gi status=- conditions=[]")
+	equal(t, "driver calls", restarted.resizer.targets(), []string(nil))
+}
+
 // TestNodeInfeasibleAtTarget: kubelet found the size asked for infeasible;
 // it is not asked for again, and a larger request is expanded to.
 func TestNodeInfeasibleAtTarget(t *testing.T) {
@@ -211,6 +229,10 @@ func (e *env) finishOnNode(name string) {
 // TestNodeRecoveryAtLoweredRequest: kubelet found the size infeasible, and
 // the user lowers the request to a size the volume holds: the claim is
 // handed back to kubelet at the request, in one write, with no driver call.
+// What kubelet grows the file system to is then the claim's size, though
+// the volume is larger (it was grown for the size kubelet refused); a later
+// raise within the volume goes to kubelet again, with no driver call (which
+// would ask for less than the volume has).
 func TestNodeRecoveryAtLoweredRequest(t *testing.T) {
 	pvc := claim("a", "3Gi", "1Gi")
 	e := newEnv(t, &fakeResizer{nodeStep: true, script: []result{{size: "3Gi", nodeStep: true}}}, objects(pvc, volume(pvc, "1Gi")))
@@ -229,6 +251,19 @@ func TestNodeRecoveryAtLoweredRequest(t *testing.T) {
 	expectIdle(t, e, "while kubelet works")
 
 	e.finishOnNode("a")
+	e.clearActions()
 	e.mustSync("a")
-	equal(t, "claim after kubelet", summary(e.claim("a")), "capacity=3Gi allocated=3Gi status=- conditions=[]")
+	equal(t, "claim after kubelet", summary(e.claim("a")), "capacity=2Gi allocated=2Gi status=- conditions=[]")
+	equal(t, "writes after kubelet", e.writes(), []string(nil))
+
+	e.setRequest("a", "2560Mi")
+	e.clearActions()
+	e.mustSync("a")
+	equal(t, "writes for a raise within the volume", e.writes(), []string{claimWrite})
+	equal(t, "claim raised", summary(e.claim("a")), "capacity=2Gi allocated=2560Mi status=NodeResizePending conditions=[FileSystemResizePending]")
+	equal(t, "events", e.events(), []string{evNodeStep})
+	equal(t, "driver calls", e.resizer.targets(), []string{"3Gi"})
+	e.finishOnNode("a")
+	e.mustSync("a")
+	equal(t, "claim after kubelet again", summary(e.claim("a")), "capacity=2560Mi allocated=2560Mi status=- conditions=[]")
 }

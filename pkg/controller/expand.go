@@ -127,6 +127,7 @@ func (x *expandCall) intent(pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolume
 // charges), or handed over to kubelet (see statuspatch.NodePending).
 func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, r expansion) (string, error) {
 	c := x.c
+	c.rememberRounding(idOf(x.key, pvc), x.pv, x.target, r)
 	var preResize *resource.Quantity
 	if r.nodeStep && c.AnnotateFsResize {
 		old := pvc.Status.Capacity[v1.ResourceStorage]
@@ -140,6 +141,21 @@ func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 	what := fmt.Sprintf("%s: record the new size %s", x.what(), r.size.String())
 	return result, c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, done, ReasonResizeFailed, what,
 		"the driver has expanded the volume to "+r.size.String())
+}
+
+// rememberRounding remembers an expansion that the driver answered with
+// more than its target when that answer grew the volume (the PV was smaller
+// before the call): once kubelet has finished at the target, that larger
+// size is recorded (resize.RecordVolumeSize). A volume that was as large
+// already (it was grown for a target kubelet then refused) is no such
+// answer, and any earlier one is forgotten.
+func (c *Controller) rememberRounding(id claimID, before *v1.PersistentVolume, target resource.Quantity, r expansion) {
+	was := before.Spec.Capacity[v1.ResourceStorage]
+	if r.nodeStep && r.size.Cmp(target) > 0 && was.Cmp(r.size) < 0 {
+		c.memory.rounded.set(id, resize.Rounding{Target: target, Size: r.size})
+		return
+	}
+	c.memory.rounded.forget(id.key)
 }
 
 // failed records final failures, so that the user and a restarted

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
+	"github.com/csi-resizer/csi-resizer/pkg/resize"
 )
 
 // memory is what the controller keeps between syncs of a claim: for each
@@ -35,6 +36,10 @@ import (
 type memory struct {
 	resize track[resource.Quantity, expansion]
 	modify track[string, struct{}]
+	// rounded is the last expansion of each claim that the driver answered
+	// with more than its target, growing the volume (see resize.Rounding):
+	// what tells a rounding driver's size from a size kubelet refused.
+	rounded remembered[resize.Rounding]
 	// refused is the last refusal of each claim that --node-deployment
 	// refuses and that an event told (see refuse).
 	refused remembered[string]
@@ -169,6 +174,7 @@ func (m *memory) freshVolume(cached *v1.PersistentVolume) *v1.PersistentVolume {
 func (m *memory) forget(key string) {
 	m.resize.forget(key)
 	m.modify.forget(key)
+	m.rounded.forget(key)
 	m.refused.forget(key)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -186,7 +192,7 @@ func (m *memory) forgetVolume(name string) {
 func (m *memory) size() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.resize.len() + m.modify.len() + m.refused.len() + len(m.claims) + len(m.volumes)
+	return m.resize.len() + m.modify.len() + m.refused.len() + m.rounded.len() + len(m.claims) + len(m.volumes)
 }
 
 type versioned interface {

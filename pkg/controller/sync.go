@@ -163,5 +163,8 @@ func (c *Controller) objects(key string) (*v1.PersistentVolumeClaim, *v1.Persist
 
 // resizeStateOf is what the resize decision reads of the claim key.
 func (c *Controller) resizeStateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) resize.State {
-	return resize.StateOf(pvc, pv, c.Recovery, c.memory.resize.failures.get(idOf(key, pvc)))
+	id := idOf(key, pvc)
+	s := resize.StateOf(pvc, pv, c.Recovery, c.memory.resize.failures.get(id))
+	s.Rounded = c.memory.rounded.get(id)
+	return s
 }

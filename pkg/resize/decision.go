@@ -40,14 +40,17 @@ const (
 	// Wait: an infeasible size is not retried before Decision.RetryAfter.
 	Wait
 	// RecordVolumeSize: kubelet finished the node step at the size recorded for it,
-	// and the volume is larger (the driver allocated more than asked for):
-	// record Decision.Target, the volume's size, as the claim's capacity
-	// and allocated size. No driver call.
+	// and the volume is larger because the driver allocated more than it
+	// was asked for that very size (State.Rounded): record
+	// Decision.Target, the volume's size, as the claim's capacity and
+	// allocated size. No driver call.
 	RecordVolumeSize
-	// NodeRetry: kubelet found the recorded size infeasible, and the user
-	// lowered the request to a size the volume already holds: hand the
-	// claim back to kubelet at Decision.Target, the request. No driver
-	// call: the volume is large enough.
+	// NodeRetry: the volume already holds the request, and only kubelet's
+	// part is left: kubelet found the recorded size infeasible and the
+	// user lowered the request, or kubelet finished below the volume's
+	// size and the user raised the request within it. Hand the claim to
+	// kubelet at Decision.Target, the request. No driver call: the volume
+	// is large enough.
 	NodeRetry
 )
 
@@ -96,9 +99,24 @@ type State struct {
 	ErrorRecorded bool
 	// LastFailure is the remembered failure of the last attempt, if any.
 	LastFailure *Failure
+	// Rounded is what the resizer remembers of its last successful call,
+	// when the driver grew the volume beyond the size it was asked for
+	// (a driver that allocates whole units); nil when it remembers no
+	// such call (after a restart, or for a reader that is not the
+	// resizer). Only such a call tells that a volume larger than the size
+	// kubelet finished at is the driver's rounding, and not the size of
+	// an earlier target that kubelet refused (KEP-1790's recovery).
+	Rounded *Rounding
 	// Recovery is the RecoverVolumeExpansionFailure gate: when off, a
 	// lowered request never replaces a recorded size.
 	Recovery bool
+}
+
+// Rounding is a successful ControllerExpandVolume that grew the volume
+// beyond its target: Target is the size asked for, Size the larger one the
+// driver gave.
+type Rounding struct {
+	Target, Size resource.Quantity
 }
 
 // Decision is the outcome of Decide: Target is the size to expand to
@@ -117,6 +135,10 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 	if s.nodeRecoverable() {
 		return Decision{Action: NodeRetry, Target: s.Request,
 			Reason: fmt.Sprintf("kubelet found %s infeasible and the request is lowered to %s, which the volume holds: kubelet grows the file system to it", s.Allocated.String(), s.Request.String())}
+	}
+	if s.nodeGrowable() {
+		return Decision{Action: NodeRetry, Target: s.Request,
+			Reason: fmt.Sprintf("the volume holds %s already (it has %s): kubelet grows the file system from %s to it", s.Request.String(), s.PVSize.String(), s.Capacity.String())}
 	}
 	if s.nodeInfeasibleUnchanged() {
 		return Decision{Action: None, Reason: fmt.Sprintf("kubelet found %s infeasible: waiting for a request that asks for another size", s.Allocated.String())}
@@ -179,16 +201,33 @@ func (s State) nodeRecoverable() bool {
 		s.Request.Cmp(*s.Allocated) < 0 && s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(s.Request) >= 0
 }
 
+// nodeGrowable is true when kubelet finished the last resize at the recorded
+// size, below the volume's (after it refused a larger target and the user
+// lowered the request, or when the driver gave more than asked for), and
+// the user now asks for more, which the volume already holds: the driver
+// has done its part, and asking it again would ask for less than the
+// volume has, which drivers refuse. Kubelet grows the file system to the
+// request.
+func (s State) nodeGrowable() bool {
+	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 &&
+		s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(s.Request) >= 0
+}
+
 // volumeSizeUnrecorded is true when the last resize is complete at the recorded size
 // (kubelet writes status.capacity = allocatedResources and drops the
-// status) while the volume is larger: the driver allocated more than it was
-// asked for. That larger size is recorded only now, after kubelet: while
-// kubelet works, allocatedResources must equal the request, or kubelet marks
-// the claim NodeResizeInfeasible after a second final node failure; and
-// kubelet reconciles a volume for as long as the PV is larger than the size
-// it finished at.
+// status) while the volume is larger because the driver allocated more
+// than it was asked for that very size (Rounded). That larger size is
+// recorded only now, after kubelet: while kubelet works, allocatedResources
+// must equal the request, or kubelet marks the claim NodeResizeInfeasible
+// after a second final node failure; and kubelet reconciles a volume for
+// as long as the PV is larger than the size it finished at. A volume that
+// is larger for any other reason (an earlier target kubelet refused, before
+// the user lowered the request), or whose reason the resizer does not
+// remember, is left as kubelet recorded it: what kubelet grew the file
+// system to is then the truth.
 func (s State) volumeSizeUnrecorded() bool {
-	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 && s.PVSize.Cmp(s.Capacity) > 0
+	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 && s.PVSize.Cmp(s.Capacity) > 0 &&
+		s.Rounded != nil && s.Rounded.Target.Cmp(s.Capacity) == 0 && s.Rounded.Size.Cmp(s.PVSize) == 0
 }
 
 // needsWork is true when the request exceeds the claim's capacity, or when a

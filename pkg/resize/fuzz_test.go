@@ -63,24 +63,31 @@ func FuzzDecide(f *testing.F) {
 	// request, requestScale, capacity, capacityScale, pv, pvScale, allocated, allocatedScale,
 	// hasAllocated, status selector, unknown status, errorRecorded, failure class (0 = none),
 	// failure target selector, failure target, failure age, recovery, the bytes the driver
-	// allocates beyond an expansion's target, and whether it asks for the node step.
-	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(0), int8(0), false, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false)
-	f.Add(int64(3), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(1), "", false, uint8(1), uint8(1), int64(0), int64(time.Second), false, int64(0), true)
-	f.Add(int64(5), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(2), "", true, uint8(2), uint8(1), int64(0), int64(time.Minute), true, int64(0), false)
-	f.Add(int64(5), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(2), "", true, uint8(2), uint8(1), int64(0), int64(-time.Hour), true, int64(0), false)
-	f.Add(int64(4), int8(18), int64(1), int8(18), int64(2), int8(18), int64(2), int8(18), true, uint8(3), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false)
-	f.Add(int64(0), int8(0), int64(0), int8(0), int64(0), int8(0), int64(0), int8(0), false, uint8(1), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false)
-	f.Add(int64(1500), int8(6), int64(1), int8(9), int64(-1), int8(9), int64(9), int8(27), true, uint8(200), "Bogus", false, uint8(9), uint8(3), int64(7), int64(0), false, int64(0), false)
+	// allocates beyond an expansion's target, whether it asks for the node step, and what
+	// the resizer remembers of a driver that gave more than asked (see fuzzRounded).
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(0), int8(0), false, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(0))
+	f.Add(int64(3), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(1), "", false, uint8(1), uint8(1), int64(0), int64(time.Second), false, int64(0), true, uint8(0))
+	f.Add(int64(5), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(2), "", true, uint8(2), uint8(1), int64(0), int64(time.Minute), true, int64(0), false, uint8(0))
+	f.Add(int64(5), int8(18), int64(1), int8(18), int64(1), int8(18), int64(5), int8(18), true, uint8(2), "", true, uint8(2), uint8(1), int64(0), int64(-time.Hour), true, int64(0), false, uint8(0))
+	f.Add(int64(4), int8(18), int64(1), int8(18), int64(2), int8(18), int64(2), int8(18), true, uint8(3), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(0))
+	f.Add(int64(0), int8(0), int64(0), int8(0), int64(0), int8(0), int64(0), int8(0), false, uint8(1), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(0))
+	f.Add(int64(1500), int8(6), int64(1), int8(9), int64(-1), int8(9), int64(9), int8(27), true, uint8(200), "Bogus", false, uint8(9), uint8(3), int64(7), int64(0), false, int64(0), false, uint8(0))
 	// The driver allocates more than asked for: finished, and node pending.
-	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(0), int8(0), false, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(512<<20), false)
-	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(2), int8(18), true, uint8(1), "", false, uint8(1), uint8(1), int64(0), int64(time.Second), false, int64(1), true)
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(0), int8(0), false, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(512<<20), false, uint8(0))
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(1), int8(18), int64(2), int8(18), true, uint8(1), "", false, uint8(1), uint8(1), int64(0), int64(time.Second), false, int64(1), true, uint8(0))
 	// Kubelet found the driver's larger capacity infeasible; the request is as it was.
-	f.Add(int64(2), int8(18), int64(1), int8(18), int64(3), int8(18), int64(3), int8(18), true, uint8(5), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false)
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(3), int8(18), int64(3), int8(18), true, uint8(5), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(0))
 	// A claim the driver gave more, finished, whose request is raised within that.
-	f.Add(int64(2500), int8(15), int64(3), int8(18), int64(3), int8(18), int64(3), int8(18), true, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false)
+	f.Add(int64(2500), int8(15), int64(3), int8(18), int64(3), int8(18), int64(3), int8(18), true, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(0))
+	// Kubelet finished at the target the driver gave more for; then at a
+	// lowered request, after refusing the larger target (KEP-1790).
+	f.Add(int64(2), int8(18), int64(2), int8(18), int64(3), int8(18), int64(2), int8(18), true, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(1))
+	f.Add(int64(2), int8(18), int64(2), int8(18), int64(3), int8(18), int64(2), int8(18), true, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(2))
+	// Kubelet refused the target; the request is lowered below it.
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(3), int8(18), int64(3), int8(18), true, uint8(5), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), true, uint8(0))
 	f.Fuzz(func(t *testing.T, req int64, reqScale int8, capacity int64, capScale int8, pv int64, pvScale int8,
 		alloc int64, allocScale int8, hasAlloc bool, statusSel uint8, unknownStatus string, errorRecorded bool,
-		class uint8, failSel uint8, failValue int64, failAge int64, recovery bool, extra int64, nodeStep bool) {
+		class uint8, failSel uint8, failValue int64, failAge int64, recovery bool, extra int64, nodeStep bool, rounded uint8) {
 		s := State{
 			Request:       fuzzQuantity(req, reqScale),
 			Capacity:      fuzzQuantity(capacity, capScale),
@@ -116,12 +123,39 @@ func FuzzDecide(f *testing.F) {
 			}
 			s.LastFailure = f
 		}
+		s.Rounded = fuzzRounded(s, rounded)
 		d := Decide(s, t0, retry)
 		checkDecision(t, s, d)
 		if d.Action == Expand && !outOfRange(s) {
 			checkSuccess(t, s, d.Target, extra, nodeStep)
 		}
 	})
+}
+
+// fuzzRounded is what the resizer remembers of a driver that gave more than
+// it was asked for, by selector: nothing; the volume's size for the claim's
+// capacity (kubelet finished at the target the driver rounded); the
+// volume's size for the allocated size or the request; a size other than
+// the volume's.
+func fuzzRounded(s State, sel uint8) *Rounding {
+	switch sel % 4 {
+	case 1:
+		return &Rounding{Target: s.Capacity, Size: s.PVSize}
+	case 2:
+		target := s.Request
+		if s.Allocated != nil && sel%8 >= 4 {
+			target = *s.Allocated
+		}
+		return &Rounding{Target: target, Size: s.PVSize}
+	case 3:
+		if CheckSize(s.PVSize) != nil {
+			return nil // adding to it may not end
+		}
+		size := s.PVSize.DeepCopy()
+		size.Add(*resource.NewQuantity(1, resource.BinarySI))
+		return &Rounding{Target: s.Capacity, Size: size}
+	}
+	return nil
 }
 
 // checkDecision fails t when d breaks an invariant for s. The invariants are
@@ -157,16 +191,36 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	if settled(s) && d.Action != None && d.Action != RecordVolumeSize {
 		t.Errorf("%s: %s to %s, but the claim holds its request and no step is unfinished", describe(s), d.Action, d.Target.String())
 	}
-	// kubelet finished at the recorded size below the volume's: the
-	// volume's size is recorded, and only then.
-	if finishedBelowVolume(s) != (d.Action == RecordVolumeSize) {
-		t.Errorf("%s: %s to %s; kubelet finished below the volume's size: %v", describe(s), d.Action, d.Target.String(), finishedBelowVolume(s))
+	// kubelet finished at the recorded size below the volume's that the
+	// driver gave for that very size: the volume's size is recorded, and
+	// only then; never a size kubelet did not finish at for another reason
+	// (a target it refused), nor one the resizer does not remember the
+	// driver giving (after a restart).
+	if finishedBelowRounded(s) != (d.Action == RecordVolumeSize) {
+		t.Errorf("%s: %s to %s; kubelet finished below the volume's size the driver gave for it: %v", describe(s), d.Action, d.Target.String(), finishedBelowRounded(s))
 	}
-	// A node retry hands kubelet the lowered request, which the volume
-	// holds, after kubelet found the recorded size infeasible.
-	if d.Action == NodeRetry && (s.Status != nodeInfeasible || d.Target.Cmp(s.Request) != 0 || s.PVSize.Cmp(d.Target) < 0 ||
-		s.Allocated == nil || d.Target.Cmp(*s.Allocated) >= 0 || d.Target.Cmp(s.Capacity) <= 0) {
+	// After kubelet found the recorded size infeasible, a request lowered
+	// to a size the claim does not hold yet is followed at once, when no
+	// call failed since: handed to kubelet, or expanded to.
+	if lowered := s.Recovery && s.Status == nodeInfeasible && s.Allocated != nil && s.LastFailure == nil && s.Request.Sign() > 0 &&
+		s.Request.Cmp(*s.Allocated) < 0 && s.Request.Cmp(s.Capacity) > 0; lowered &&
+		((d.Action != NodeRetry && d.Action != Expand) || d.Target.Cmp(s.Request) != 0) {
+		t.Errorf("%s: %s to %s (%s), want the lowered request %s followed", describe(s), d.Action, d.Target.String(), d.Reason, s.Request.String())
+	}
+	// A node retry hands kubelet the request, which the volume holds and
+	// the claim does not: lowered, after kubelet found the recorded size
+	// infeasible; or raised, after kubelet finished below the volume.
+	if d.Action == NodeRetry && (d.Target.Cmp(s.Request) != 0 || s.PVSize.Cmp(d.Target) < 0 || s.Allocated == nil || d.Target.Cmp(s.Capacity) <= 0 ||
+		!(s.Status == nodeInfeasible && d.Target.Cmp(*s.Allocated) < 0 || s.Status == "" && s.Capacity.Cmp(*s.Allocated) == 0)) {
 		t.Errorf("%s: node retry at %s", describe(s), d.Target.String())
+	}
+	// Kubelet finished below the volume's size, and the request is raised
+	// within it: only the node's part is left, at the request (asking the
+	// driver for less than the volume has is refused by drivers; asking for
+	// the volume's size would grow the file system beyond the request).
+	if s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 &&
+		s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(s.Request) >= 0 && (d.Action != NodeRetry || d.Target.Cmp(s.Request) != 0) {
+		t.Errorf("%s: %s to %s (%s), want the request handed to kubelet", describe(s), d.Action, d.Target.String(), d.Reason)
 	}
 	if d.Action == RecordVolumeSize && d.Target.Cmp(s.PVSize) != 0 {
 		t.Errorf("%s: settle at %s, want the volume's size %s", describe(s), d.Target.String(), s.PVSize.String())
@@ -246,12 +300,13 @@ func settled(s State) bool {
 	return true
 }
 
-// finishedBelowVolume is true when the claim's resize is complete (no
+// finishedBelowRounded is true when the claim's resize is complete (no
 // status) at its recorded size, which covers the request, while its volume
-// is larger.
-func finishedBelowVolume(s State) bool {
+// is larger by what the resizer remembers the driver giving for that size.
+func finishedBelowRounded(s State) bool {
 	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 &&
-		s.Request.Cmp(s.Capacity) <= 0 && s.PVSize.Cmp(s.Capacity) > 0
+		s.Request.Cmp(s.Capacity) <= 0 && s.PVSize.Cmp(s.Capacity) > 0 &&
+		s.Rounded != nil && s.Rounded.Target.Cmp(s.Capacity) == 0 && s.Rounded.Size.Cmp(s.PVSize) == 0
 }
 
 // outOfRange is true when a size of s is beyond 1e30 bytes or, not zero,

@@ -73,6 +73,9 @@ func (s State) Validate() error {
 	if s.LastFailure != nil {
 		sizes = append(sizes, named{"size of the last failure", &s.LastFailure.Target})
 	}
+	if s.Rounded != nil {
+		sizes = append(sizes, named{"target the driver gave more for", &s.Rounded.Target}, named{"size the driver gave", &s.Rounded.Size})
+	}
 	for _, size := range sizes {
 		if err := CheckSize(*size.q); err != nil {
 			return fmt.Errorf("%s: %w", size.what, err)
