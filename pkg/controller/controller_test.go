@@ -295,7 +295,7 @@ func TestDriverCapacityAnswers(t *testing.T) {
 		wantPV    string
 	}{
 		{name: "capacity 0 means not reported", answer: "0", wantClaim: "capacity=2Gi allocated=2Gi status=- conditions=[]", wantPV: "2Gi"},
-		{name: "capacity smaller than target is an error", answer: "1536Mi", wantErr: true, wantClaim: "capacity=1Gi allocated=2Gi status=ControllerResizeInProgress conditions=[Resizing]", wantPV: "1Gi"},
+		{name: "capacity smaller than target is what the driver gave", answer: "1536Mi", wantClaim: "capacity=1536Mi allocated=1536Mi status=- conditions=[ControllerResizeError]", wantPV: "1536Mi"},
 		{name: "capacity larger than target is recorded, and charged as allocated", answer: "3Gi", wantClaim: "capacity=3Gi allocated=3Gi status=- conditions=[]", wantPV: "3Gi"},
 	}
 	for _, tc := range tests {

@@ -48,10 +48,12 @@ const (
 )
 
 // expansion is a successful ControllerExpandVolume: the capacity the driver
-// reported (at least the target), and whether kubelet has a step.
+// reported, whether kubelet has a step, and whether that capacity is short
+// of the target (a driver that gives what it has, not what was asked).
 type expansion struct {
 	size     resource.Quantity
 	nodeStep bool
+	short    bool
 }
 
 // resizeCalls is expansion, as the attempt sees it.
@@ -110,10 +112,11 @@ func (x *expandCall) prepare(ctx context.Context) (func(context.Context) (expans
 	}
 	return func(ctx context.Context) (expansion, error) {
 		size, nodeStep, err := c.Resizer.Expand(ctx, x.pv, x.target, secrets)
+		var short bool
 		if err == nil {
-			size, err = checkCapacity(size, x.target)
+			size, short, err = checkCapacity(size, x.target)
 		}
-		return expansion{size: size, nodeStep: nodeStep}, err
+		return expansion{size: size, nodeStep: nodeStep, short: short}, err
 	}, nil
 }
 
@@ -128,6 +131,9 @@ func (x *expandCall) intent(pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolume
 func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, r expansion) (string, error) {
 	c := x.c
 	c.rememberRounding(idOf(x.key, pvc), x.pv, x.target, r)
+	if r.short {
+		return x.recordShort(ctx, pvc, r)
+	}
 	var preResize *resource.Quantity
 	if r.nodeStep && c.AnnotateFsResize {
 		old := pvc.Status.Capacity[v1.ResourceStorage]
@@ -141,6 +147,31 @@ func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 	what := fmt.Sprintf("%s: record the new size %s", x.what(), r.size.String())
 	return result, c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, done, ReasonResizeFailed, what,
 		"the driver has expanded the volume to "+r.size.String())
+}
+
+// recordShort records a driver that answered success with less than the
+// target: the volume has what it gave, so the PV and the claim get that
+// size (and kubelet a node step to it, when the claim does not have it
+// yet), and a warning names both sizes. No retry cures a driver that gives
+// what it has: the target is remembered as infeasible, and asked for again
+// only on the slow lane (every --retry-interval-max), unless the request
+// changes.
+func (x *expandCall) recordShort(ctx context.Context, pvc *v1.PersistentVolumeClaim, r expansion) (string, error) {
+	c := x.c
+	gave := fmt.Sprintf("%s: %s %s, below the %s asked for", x.what(), eventtext.AnsweredShort, r.size.String(), x.target.String())
+	warning := event{v1.EventTypeWarning, ReasonResizeFailed, fmt.Sprintf(
+		"%s; %s is recorded, the size the volume has, and %s is asked for again every %s unless the request changes; to stop asking, lower the request to %s",
+		gave, r.size.String(), x.target.String(), c.RetryMax, r.size.String())}
+	claim := statuspatch.ShortAnswer(pvc, r.size, r.nodeStep, gave, c.now())
+	volume := statuspatch.VolumeWithCapacity(x.pv, r.size, nil)
+	what := fmt.Sprintf("%s: record the size %s the driver gave", x.what(), r.size.String())
+	if err := c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, warning, ReasonResizeFailed, what,
+		"the driver has expanded the volume to "+r.size.String()); err != nil {
+		return "", err
+	}
+	f := resize.Failure{Class: attempt.Infeasible, Reason: resize.ReasonShort, Target: x.target, At: c.Clock.Now()}
+	c.memory.resize.failures.set(idOf(x.key, pvc), f)
+	return resize.Result(f), nil
 }
 
 // rememberRounding remembers an expansion that the driver answered with
@@ -170,21 +201,22 @@ func (x *expandCall) failed(pvc *v1.PersistentVolumeClaim, f resize.Failure, cau
 }
 
 // belowTarget is the error of a driver that reported success with a
-// capacity below the size it was asked for.
+// negative capacity.
 type belowTarget struct{ size, target resource.Quantity }
 
 func (e belowTarget) Error() string {
 	return fmt.Sprintf("driver reported capacity %s, below the requested %s", e.size.String(), e.target.String())
 }
 
-// checkCapacity validates the driver's answer: 0 means not reported, and a
-// size below the target is never accepted (nor written).
-func checkCapacity(size, target resource.Quantity) (resource.Quantity, error) {
-	if size.IsZero() {
-		return target, nil
+// checkCapacity validates the driver's answer: 0 means not reported (the
+// target), a negative size is never accepted (nor written), and a positive
+// size below the target is what the driver gave (short).
+func checkCapacity(size, target resource.Quantity) (resource.Quantity, bool, error) {
+	switch {
+	case size.IsZero():
+		return target, false, nil
+	case size.Sign() < 0:
+		return size, false, belowTarget{size: size, target: target}
 	}
-	if size.Cmp(target) < 0 {
-		return size, belowTarget{size: size, target: target}
-	}
-	return size, nil
+	return size, size.Cmp(target) < 0, nil
 }

@@ -109,7 +109,7 @@ func TestExpansionFailureEvents(t *testing.T) {
 
 		// The driver's answer is nonsense.
 		{name: "capacity below the target", answer: result{size: "1536Mi"}, want: []string{evResizing,
-			warnFailed + `expand volume "pv-a" to 2Gi: driver reported capacity 1536Mi, below the requested 2Gi; the answer is not recorded, and 2Gi is asked for again until the driver reports at least that`}},
+			warnFailed + `expand volume "pv-a" to 2Gi: the driver answered success with 1536Mi, below the 2Gi asked for; 1536Mi is recorded, the size the volume has, and 2Gi is asked for again every 5m0s unless the request changes; to stop asking, lower the request to 1536Mi`}},
 		{name: "negative capacity", answer: result{size: "-1"}, want: []string{evResizing,
 			warnFailed + `expand volume "pv-a" to 2Gi: driver reported capacity -1, below the requested 2Gi; the answer is not recorded, and 2Gi is asked for again until the driver reports at least that`}},
 

@@ -56,23 +56,27 @@ func FuzzCheckCapacity(f *testing.F) {
 		if err1 != nil || err2 != nil || tgt.Sign() <= 0 || resize.CheckSize(tgt) != nil || resize.CheckSize(size) != nil {
 			t.Skip()
 		}
-		got, err := checkCapacity(size, tgt)
+		got, short, err := checkCapacity(size, tgt)
 		switch {
 		case size.IsZero():
-			if err != nil || got.Cmp(tgt) != 0 {
-				t.Fatalf("checkCapacity(0, %s) = %s, %v; want the target", tgt.String(), got.String(), err)
+			if err != nil || short || got.Cmp(tgt) != 0 {
+				t.Fatalf("checkCapacity(0, %s) = %s, %v, %v; want the target", tgt.String(), got.String(), short, err)
 			}
-		case size.Cmp(tgt) < 0:
+		case size.Sign() < 0:
 			if err == nil {
 				t.Fatalf("checkCapacity(%s, %s) = %s without an error", size.String(), tgt.String(), got.String())
 			}
+		case size.Cmp(tgt) < 0:
+			if err != nil || !short || got.Cmp(size) != 0 {
+				t.Fatalf("checkCapacity(%s, %s) = %s, %v, %v; want the answer, short", size.String(), tgt.String(), got.String(), short, err)
+			}
 		default:
-			if err != nil || got.Cmp(size) != 0 {
-				t.Fatalf("checkCapacity(%s, %s) = %s, %v; want the answer", size.String(), tgt.String(), got.String(), err)
+			if err != nil || short || got.Cmp(size) != 0 {
+				t.Fatalf("checkCapacity(%s, %s) = %s, %v, %v; want the answer", size.String(), tgt.String(), got.String(), short, err)
 			}
 		}
-		if err == nil && (got.Cmp(tgt) < 0 || got.Sign() <= 0) {
-			t.Fatalf("checkCapacity(%s, %s) = %s: below the target or not positive, without an error", size.String(), tgt.String(), got.String())
+		if err == nil && (got.Sign() <= 0 || short != (got.Cmp(tgt) < 0)) {
+			t.Fatalf("checkCapacity(%s, %s) = %s, short %v: not positive, or short misjudged, without an error", size.String(), tgt.String(), got.String(), short)
 		}
 	})
 }

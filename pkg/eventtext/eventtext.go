@@ -49,6 +49,12 @@ const (
 // no --node-deployment.
 const ReasonNodeAffinityConflict = "NodeAffinityConflict"
 
+// AnsweredShort is in the message of a ReasonResizeFailed event, and of the
+// ControllerResizeError condition, of a driver that answered an expansion
+// with success but less than the size asked for: what it gave is recorded,
+// and the size asked for is retried only on the slow lane.
+const AnsweredShort = "the driver answered success with"
+
 // Parts of the message of a ReasonResizeFailed event about a volume in use.
 const (
 	// OfflineOnly is in the message of an expansion held back while pods

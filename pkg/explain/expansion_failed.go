@@ -31,6 +31,9 @@ import (
 // failed: the driver's last answer was a final failure.
 func (x expansion) failed() step {
 	message := conditionMessage(x.pvc, v1.PersistentVolumeClaimControllerResizeError)
+	if strings.Contains(message, eventtext.AnsweredShort) {
+		return x.short(message)
+	}
 	code := x.recordedCode(message)
 	a := x.resizeAdvice(code)
 	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to the expansion to %s was a final failure: %s", x.allocated(), orUnknown(message)), a.means),
@@ -49,6 +52,19 @@ func (x expansion) failed() step {
 		s.can = append([]string{fmt.Sprintf("Delete pod(s) %s, or scale their workload down: the driver said it cannot expand the volume while a pod uses it.",
 			strings.Join(x.users, ", "))}, s.can...)
 	}
+	return s
+}
+
+// short: the driver answered success with less than it was asked for,
+// which the claim records: it gives what it has.
+func (x expansion) short(message string) step {
+	s := step{summary: sentences(fmt.Sprintf("The driver answered the last expansion with success, but less than asked for: %s", message),
+		fmt.Sprintf("The claim records %s, what the volume has: the driver gives no more.", size(x.s.Capacity))), by: ByUser}
+	s.next = fmt.Sprintf("The resizer asks for %s again at most every %s unless the request changes (--retry-interval-max; "+
+		"its in-memory backoff is not visible from outside, and a restarted resizer asks at once).", size(x.d.Target), x.settings.retryMax())
+	s.decision = fmt.Sprintf("only ask for %s again, at most every %s: the driver gives no more until its backend has more", size(x.d.Target), x.settings.retryMax())
+	s.can = []string{fmt.Sprintf("Lower the request to %s, what the volume has, to stop asking.", size(x.s.Capacity)),
+		"Or give the driver's backend what it lacks (space, a quota): the next attempt gets it."}
 	return s
 }
 

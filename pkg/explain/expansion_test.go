@@ -115,6 +115,15 @@ func TestExplainResize(t *testing.T) {
 			says: []string{"was a final failure: expand volume", "backend down", "tries again with backoff", "at the request as it is then: 10Gi now",
 				"Lower the request to between 1Gi (exclusive, the current capacity) and 10Gi (exclusive)"}},
 	}, {
+		name: "controller_error: the driver gave less than asked for",
+		objs: []runtime.Object{
+			claim("3Gi", "2Gi", allocated("2Gi", ""),
+				condition(v1.PersistentVolumeClaimControllerResizeError, t1, "expand volume \"pv-data\" to 3Gi: the driver answered success with 2Gi, below the 3Gi asked for")),
+		},
+		want: want{state: "controller_error", by: ByUser, action: "expand", target: "3Gi", since: t1,
+			says: []string{"answered the last expansion with success, but less than asked for", "The claim records 2Gi, what the volume has: the driver gives no more",
+				"asks for 3Gi again at most every 5m0s", "Lower the request to 2Gi, what the volume has, to stop asking"}},
+	}, {
 		name: "controller_infeasible",
 		objs: []runtime.Object{
 			claim("10Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInfeasible),

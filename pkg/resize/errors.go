@@ -32,6 +32,11 @@ var Rules = attempt.Rules{Infeasible: []codes.Code{codes.InvalidArgument, codes.
 // expansion.
 type Failure = attempt.Failure[resource.Quantity]
 
+// ReasonShort is the Reason of the failure remembered when the driver
+// answered success with less than the target: what it gave is recorded,
+// and the target is infeasible (asked for again only on the slow lane).
+const ReasonShort = "BelowTarget"
+
 // InUse reports whether f says the driver cannot expand the volume while a
 // pod uses it (FailedPrecondition). Such a failure is final for the size;
 // with in-use handling on, the next attempt waits until no pod uses the

@@ -93,6 +93,41 @@ func NodeRetry(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1
 	return out
 }
 
+// ShortAnswer returns a copy of pvc recording a driver that answered
+// success with size, below the size it was asked for: what the volume has
+// is the claim's. With a node step and a size the claim does not have yet,
+// the claim is handed to kubelet at that size (allocatedResources = size,
+// NodeResizePending). Otherwise kubelet has nothing to do: the capacity is
+// the size (without a node step) and allocatedResources the capacity, with
+// no step in progress, so that a request lowered to what the volume has
+// leaves nothing behind (ResourceQuota charges allocatedResources).
+// ControllerResizeError says, with message, that the request is not
+// reached.
+func ShortAnswer(pvc *v1.PersistentVolumeClaim, size resource.Quantity, nodeStep bool, message string, now metav1.Time) *v1.PersistentVolumeClaim {
+	out := pvc.DeepCopy()
+	failure := condition(v1.PersistentVolumeClaimControllerResizeError, message)
+	capacity := out.Status.Capacity[v1.ResourceStorage]
+	if nodeStep && size.Cmp(capacity) > 0 {
+		setAllocated(out, size)
+		setResizeStatus(out, v1.PersistentVolumeClaimNodeResizePending)
+		out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now,
+			condition(v1.PersistentVolumeClaimFileSystemResizePending, FileSystemResizePendingMessage), failure)
+		delete(out.Annotations, AnnNodeExpansionNotRequired)
+		return out
+	}
+	if !nodeStep && size.Cmp(capacity) > 0 {
+		capacity = size
+		if out.Status.Capacity == nil {
+			out.Status.Capacity = v1.ResourceList{}
+		}
+		out.Status.Capacity[v1.ResourceStorage] = size
+	}
+	setAllocated(out, capacity)
+	clearResizeStatus(out)
+	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now, failure)
+	return out
+}
+
 // ResizeFinished returns a copy of pvc whose resize is complete at size; see
 // recordAllocated.
 func ResizeFinished(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1.Time) *v1.PersistentVolumeClaim {
