@@ -108,6 +108,9 @@ func (x expansion) idle() step {
 	case x.d.Action == resize.Expand:
 		return step{summary: fmt.Sprintf("The request %s exceeds the capacity %s, and no expansion is recorded yet.", size(x.s.Request), size(x.s.Capacity)),
 			by: ByResizer, next: fmt.Sprintf("The resizer records the expansion to %s and calls the driver as soon as it sees the claim.", size(x.d.Target))}
+	case x.d.Action == resize.NodeRetry:
+		return step{summary: fmt.Sprintf("The request %s exceeds the capacity %s, which kubelet grew the file system to; the volume already holds %s.", size(x.s.Request), size(x.s.Capacity), size(x.s.PVSize)),
+			by: ByResizer, next: fmt.Sprintf("The resizer hands the claim to kubelet at %s as soon as it sees the claim, without calling the driver: only the file system grows.", size(x.d.Target))}
 	case x.d.Action == resize.RecordVolumeSize:
 		return step{summary: fmt.Sprintf("kubelet finished the expansion at %s, and the driver allocated more: the volume is %s.", size(x.s.Capacity), size(x.d.Target)),
 			by: ByResizer, next: fmt.Sprintf("The resizer records %s as the claim's capacity as soon as it sees the claim, without calling the driver.", size(x.d.Target))}

@@ -70,6 +70,8 @@ func TestExplainResize(t *testing.T) {
 	tests := []struct {
 		name string
 		objs []runtime.Object
+		// pv is the volume's size, when not the claim's recorded size.
+		pv   string
 		want want
 	}{{
 		name: "nothing to do",
@@ -114,6 +116,12 @@ func TestExplainResize(t *testing.T) {
 		want: want{state: "controller_error", by: ByResizer, action: "expand", target: "10Gi", since: t1,
 			says: []string{"was a final failure: expand volume", "backend down", "tries again with backoff", "at the request as it is then: 10Gi now",
 				"Lower the request to between 1Gi (exclusive, the current capacity) and 10Gi (exclusive)"}},
+	}, {
+		name: "a raise within the volume kubelet finished below",
+		objs: []runtime.Object{claim("2560Mi", "2Gi", allocated("2Gi", "")), storageClass(true)},
+		pv:   "3Gi",
+		want: want{state: StateNone, by: ByResizer, action: "node-retry", target: "2560Mi",
+			says: []string{"The request 2560Mi exceeds the capacity 2Gi", "the volume already holds 3Gi", "hands the claim to kubelet at 2560Mi", "without calling the driver"}},
 	}, {
 		name: "controller_error: the driver gave less than asked for",
 		objs: []runtime.Object{
@@ -228,6 +236,9 @@ func TestExplainResize(t *testing.T) {
 			if s := pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage]; size == "" || s == v1.PersistentVolumeClaimControllerResizeInProgress ||
 				s == v1.PersistentVolumeClaimControllerResizeInfeasible {
 				size = sizeOf(pvc.Status.Capacity)
+			}
+			if tc.pv != "" {
+				size = tc.pv
 			}
 			objs = append(objs, volume(pvc, size))
 			if !hasLease(objs) {
