@@ -92,15 +92,56 @@ func TestControllerAndNodeExpansion(t *testing.T) {
 	e.mustSync("a")
 	equal(t, "writes while node pending", e.writes(), []string(nil))
 
-	// Kubelet finishes; still nothing for the controller to do.
+	// Kubelet finishes: the claim has the volume's size, and the PV's
+	// pre-resize-capacity annotation goes, as upstream removes it; then
+	// nothing is left to do.
 	got.Status.Capacity[v1.ResourceStorage] = got.Status.AllocatedResources[v1.ResourceStorage]
 	got.Status.Conditions = nil
 	got.Status.AllocatedResourceStatuses = nil
 	e.must(e.client.Tracker().Update(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), got, ns))
 	e.clearActions()
 	e.mustSync("a")
-	equal(t, "writes after kubelet", e.writes(), []string(nil))
+	equal(t, "writes after kubelet", e.writes(), []string{pvWrite})
+	if v, ok := e.volume("pv-a").Annotations[statuspatch.AnnPreResizeCapacity]; ok {
+		t.Errorf("pre-resize annotation %q kept after kubelet finished", v)
+	}
+	e.clearActions()
+	e.mustSync("a")
+	equal(t, "writes once the annotation is gone", e.writes(), []string(nil))
 	equal(t, "driver calls", e.resizer.targets(), []string{"2Gi"})
+
+	// The next expansion writes the annotation again, at the capacity it
+	// starts from.
+	e.setRequest("a", "3Gi")
+	e.mustSync("a")
+	equal(t, "pre-resize annotation of the next expansion", e.volume("pv-a").Annotations[statuspatch.AnnPreResizeCapacity], "2Gi")
+}
+
+// TestPreResizeAnnotationWrittenOnlyWhenAbsent: while an expansion's node
+// step is unfinished, a new expansion keeps the annotation of the first
+// (the capacity before both), as upstream writes it only when absent; one
+// left over from a finished expansion is replaced.
+func TestPreResizeAnnotationWrittenOnlyWhenAbsent(t *testing.T) {
+	gate := func(c *Config) { c.AnnotateFsResize = true }
+	tests := []struct {
+		name, annotation, capacity, pvSize, want string
+	}{
+		{name: "absent", capacity: "1Gi", pvSize: "1Gi", want: "1Gi"},
+		{name: "kept while the claim is below the volume", annotation: "512Mi", capacity: "1Gi", pvSize: "2Gi", want: "512Mi"},
+		{name: "left over from a finished expansion: replaced", annotation: "512Mi", capacity: "1Gi", pvSize: "1Gi", want: "1Gi"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pvc := claim("a", "3Gi", tc.capacity)
+			pv := volume(pvc, tc.pvSize)
+			if tc.annotation != "" {
+				pv.Annotations = map[string]string{statuspatch.AnnPreResizeCapacity: tc.annotation}
+			}
+			e := newEnv(t, &fakeResizer{nodeStep: true}, objects(pvc, pv), gate)
+			e.mustSync("a")
+			equal(t, "pre-resize annotation", e.volume("pv-a").Annotations[statuspatch.AnnPreResizeCapacity], tc.want)
+		})
+	}
 }
 
 func TestNodeOnlyDriver(t *testing.T) {

@@ -78,6 +78,12 @@ func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.Persist
 	case resize.NodeRetry:
 		return 0, c.recordOnce(ctx, key, pvc, statuspatch.NodeRetry(pvc, d.Target, c.now()), fileSystemResizeRequired,
 			ReasonResizeFailed, what+": hand the claim back to kubelet")
+	case resize.DropPreResizeCapacity:
+		if _, err := c.patchVolume(ctx, pv, statuspatch.VolumeWithoutPreResize(pv)); err != nil {
+			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, err,
+				fmt.Sprintf("remove the annotation %s of volume %q", statuspatch.AnnPreResizeCapacity, pv.Name), "retried with backoff")
+		}
+		return 0, nil
 	}
 	return attemptCall(c, ctx, c.resizeCalls(), key, pvc, d, &expandCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
 }
@@ -135,7 +141,7 @@ func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 		return x.recordShort(ctx, pvc, r)
 	}
 	var preResize *resource.Quantity
-	if r.nodeStep && c.AnnotateFsResize {
+	if r.nodeStep && c.AnnotateFsResize && !preResizeKept(pvc, x.pv) {
 		old := pvc.Status.Capacity[v1.ResourceStorage]
 		preResize = &old
 	}
@@ -147,6 +153,19 @@ func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 	what := fmt.Sprintf("%s: record the new size %s", x.what(), r.size.String())
 	return result, c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, done, ReasonResizeFailed, what,
 		"the driver has expanded the volume to "+r.size.String())
+}
+
+// preResizeKept tells whether pv's pre-resize-capacity annotation is kept
+// as it is through a new expansion: it is written when absent, as upstream
+// writes it, and replaced when it is left over from an expansion that has
+// finished (the claim has the volume's size), which upstream removes
+// before it expands again.
+func preResizeKept(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) bool {
+	if _, ok := pv.Annotations[statuspatch.AnnPreResizeCapacity]; !ok {
+		return false
+	}
+	capacity, size := pvc.Status.Capacity[v1.ResourceStorage], pv.Spec.Capacity[v1.ResourceStorage]
+	return capacity.Cmp(size) < 0
 }
 
 // recordShort records a driver that answered success with less than the

@@ -29,6 +29,7 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 )
 
 // errVolumeNotCached asks for a retry: the PV informer may lag the claim's.
@@ -166,5 +167,7 @@ func (c *Controller) resizeStateOf(key string, pvc *v1.PersistentVolumeClaim, pv
 	id := idOf(key, pvc)
 	s := resize.StateOf(pvc, pv, c.Recovery, c.memory.resize.failures.get(id))
 	s.Rounded = c.memory.rounded.get(id)
+	_, annotated := pv.Annotations[statuspatch.AnnPreResizeCapacity]
+	s.PreResizeAnnotated = c.AnnotateFsResize && annotated
 	return s
 }

@@ -52,6 +52,11 @@ const (
 	// kubelet at Decision.Target, the request. No driver call: the volume
 	// is large enough.
 	NodeRetry
+	// DropPreResizeCapacity: the claim's capacity has reached the volume's,
+	// and the PV still carries the annotation
+	// volume.alpha.kubernetes.io/pre-resize-capacity of feature
+	// AnnotateFsResize: remove it, as upstream does. No driver call.
+	DropPreResizeCapacity
 )
 
 // String names the action for logs.
@@ -65,6 +70,8 @@ func (a Action) String() string {
 		return "record-volume-size"
 	case NodeRetry:
 		return "node-retry"
+	case DropPreResizeCapacity:
+		return "drop-pre-resize-capacity"
 	default:
 		return "none"
 	}
@@ -72,7 +79,9 @@ func (a Action) String() string {
 
 // Acts reports whether the action is a step for the claim's worker to take:
 // a driver call or a write.
-func (a Action) Acts() bool { return a == Expand || a == RecordVolumeSize || a == NodeRetry }
+func (a Action) Acts() bool {
+	return a == Expand || a == RecordVolumeSize || a == NodeRetry || a == DropPreResizeCapacity
+}
 
 // CallsDriver reports whether the action calls the driver.
 func (a Action) CallsDriver() bool { return a == Expand }
@@ -110,6 +119,9 @@ type State struct {
 	// Recovery is the RecoverVolumeExpansionFailure gate: when off, a
 	// lowered request never replaces a recorded size.
 	Recovery bool
+	// PreResizeAnnotated is true when the AnnotateFsResize gate is on and
+	// the PV carries its pre-resize-capacity annotation.
+	PreResizeAnnotated bool
 }
 
 // Rounding is a successful ControllerExpandVolume that grew the volume
@@ -147,6 +159,10 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 		if s.volumeSizeUnrecorded() {
 			return Decision{Action: RecordVolumeSize, Target: s.PVSize,
 				Reason: fmt.Sprintf("kubelet finished at %s; recording the volume's size %s the driver allocated", s.Capacity.String(), s.PVSize.String())}
+		}
+		if s.PreResizeAnnotated && s.Capacity.Cmp(s.PVSize) >= 0 {
+			return Decision{Action: DropPreResizeCapacity,
+				Reason: fmt.Sprintf("the claim's capacity %s has reached the volume's %s: the PV's pre-resize-capacity annotation goes", s.Capacity.String(), s.PVSize.String())}
 		}
 		return Decision{Action: None, Reason: "requested size is reached"}
 	}

@@ -79,6 +79,8 @@ func FuzzDecide(f *testing.F) {
 	f.Add(int64(2), int8(18), int64(1), int8(18), int64(3), int8(18), int64(3), int8(18), true, uint8(5), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(0))
 	// A claim the driver gave more, finished, whose request is raised within that.
 	f.Add(int64(2500), int8(15), int64(3), int8(18), int64(3), int8(18), int64(3), int8(18), true, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(0))
+	// AnnotateFsResize: the claim has reached its volume's size.
+	f.Add(int64(2), int8(18), int64(2), int8(18), int64(2), int8(18), int64(2), int8(18), true, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(128))
 	// Kubelet finished at the target the driver gave more for; then at a
 	// lowered request, after refusing the larger target (KEP-1790).
 	f.Add(int64(2), int8(18), int64(2), int8(18), int64(3), int8(18), int64(2), int8(18), true, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(1))
@@ -124,6 +126,7 @@ func FuzzDecide(f *testing.F) {
 			s.LastFailure = f
 		}
 		s.Rounded = fuzzRounded(s, rounded)
+		s.PreResizeAnnotated = rounded >= 128
 		d := Decide(s, t0, retry)
 		checkDecision(t, s, d)
 		if d.Action == Expand && !outOfRange(s) {
@@ -166,7 +169,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 		t.Errorf("%s: empty reason", describe(s))
 	}
 	switch d.Action {
-	case None, Expand, Wait, RecordVolumeSize, NodeRetry:
+	case None, Expand, Wait, RecordVolumeSize, NodeRetry, DropPreResizeCapacity:
 	default:
 		t.Fatalf("%s: unknown action %d", describe(s), d.Action)
 	}
@@ -188,7 +191,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	// (finished, or handed to kubelet with the PV at that size) is never
 	// expanded again, even when that size is above the request because
 	// the driver allocated more: no new expansion, no "lowered request".
-	if settled(s) && d.Action != None && d.Action != RecordVolumeSize {
+	if settled(s) && d.Action != None && d.Action != RecordVolumeSize && d.Action != DropPreResizeCapacity {
 		t.Errorf("%s: %s to %s, but the claim holds its request and no step is unfinished", describe(s), d.Action, d.Target.String())
 	}
 	// kubelet finished at the recorded size below the volume's that the
@@ -233,6 +236,16 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	// ... nor is anything done until the user asks for another size.
 	if s.Status == nodeInfeasible && s.Allocated != nil && s.Request.Cmp(*s.Allocated) == 0 && d.Action != None {
 		t.Errorf("%s: %s to %s, but the request is still the size kubelet found infeasible", describe(s), d.Action, d.Target.String())
+	}
+	// AnnotateFsResize's annotation goes once the claim has the volume's
+	// size and nothing else is to be done, and only then.
+	dropped := s.PreResizeAnnotated && s.Capacity.Cmp(s.PVSize) >= 0 && s.Request.Cmp(s.Capacity) <= 0 &&
+		s.Status != ctrlProgress && s.Status != nodePending && s.Status != nodeProgress && !finishedBelowRounded(s)
+	if d.Action == DropPreResizeCapacity && !dropped {
+		t.Errorf("%s: %s, but the claim has not reached the volume's size with nothing left to do", describe(s), d.Action)
+	}
+	if d.Action == DropPreResizeCapacity {
+		return
 	}
 	if d.Action == None {
 		return

@@ -188,6 +188,15 @@ func VolumeWithCapacity(pv *v1.PersistentVolume, size resource.Quantity, preResi
 	return out
 }
 
+// VolumeWithoutPreResize returns a copy of pv without the annotation
+// AnnPreResizeCapacity (feature AnnotateFsResize), once the claim's
+// capacity has reached the volume's.
+func VolumeWithoutPreResize(pv *v1.PersistentVolume) *v1.PersistentVolume {
+	out := pv.DeepCopy()
+	delete(out.Annotations, AnnPreResizeCapacity)
+	return out
+}
+
 // VolumeSizeRecorded returns a copy of pvc whose complete resize is recorded at size,
 // the volume's, which the driver allocated beyond what kubelet finished at:
 // status.capacity and allocatedResources, which ResourceQuota charges.
