@@ -157,3 +157,23 @@ func (e *env) checkKubeletQuiet(claim string, kubelets ...*framework.Node) {
 		e.t.Errorf("kubelet read finished claim %s %d times in %s, want at most %d", claim, len(gets), quietWindow, allowed)
 	}
 }
+
+// holdClaim checks that cond stays true of the claim for half of
+// quietWindow: a window of time, as in checkKubeletQuiet, since what is
+// checked is that nothing changes it.
+func (e *env) holdClaim(claim, what string, cond func(*v1.PersistentVolumeClaim) bool) {
+	e.t.Helper()
+	end := time.Now().Add(quietWindow / 2)
+	for time.Now().Before(end) {
+		pvc, err := cluster.Admin.CoreV1().PersistentVolumeClaims(e.ns).Get(e.ctx, claim, metav1.GetOptions{})
+		must(e.t, err)
+		if !cond(pvc) {
+			e.t.Fatalf("%s: claim %s/%s changed to %s", what, e.ns, claim, framework.Describe(pvc))
+		}
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-e.ctx.Done():
+			e.t.Fatal(e.ctx.Err())
+		}
+	}
+}
