@@ -25,7 +25,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -193,7 +192,7 @@ func (e *env) checkNodeExpansions(v framework.Volume, pvc *v1.PersistentVolumeCl
 	e.t.Helper()
 	var got []string
 	for _, c := range e.nodeCalls(framework.MethodNodeExpand, v.Handle) {
-		got = append(got, fmt.Sprintf("%s:%s", resource.NewQuantity(c.RequiredBytes, resource.BinarySI).String(), c.Code))
+		got = append(got, callOf(c))
 	}
 	if !slices.Equal(got, want) {
 		e.t.Errorf("NodeExpandVolume calls = %v, want %v (claim %s)", got, want, framework.Describe(pvc))
