@@ -194,41 +194,6 @@ func (s State) kubeletOwns() bool {
 	return false
 }
 
-// nodeInfeasibleUnchanged is true when kubelet found the recorded size
-// infeasible and the user has not asked for another size since: the
-// request is still the recorded size (the volume may hold more, when the
-// driver allocated more than asked for, and that is no new request), or
-// another attempt would ask for that same size again (a request within
-// the recorded size, which may be above the request, and which a volume
-// already holding it never goes below).
-func (s State) nodeInfeasibleUnchanged() bool {
-	if s.Status != v1.PersistentVolumeClaimNodeResizeInfeasible || s.Allocated == nil {
-		return false
-	}
-	target, _ := s.target()
-	return s.Request.Cmp(*s.Allocated) == 0 || target.Cmp(*s.Allocated) == 0
-}
-
-// nodeRecoverable is true when kubelet found the recorded size infeasible
-// and the user asks for a smaller size that the claim does not have yet but
-// its volume holds (KEP-1790's recovery, on the node).
-func (s State) nodeRecoverable() bool {
-	return s.Recovery && s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible && s.Allocated != nil && s.Request.Sign() > 0 &&
-		s.Request.Cmp(*s.Allocated) < 0 && s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(s.Request) >= 0
-}
-
-// nodeGrowable is true when kubelet finished the last resize at the recorded
-// size, below the volume's (after it refused a larger target and the user
-// lowered the request, or when the driver gave more than asked for), and
-// the user now asks for more, which the volume already holds: the driver
-// has done its part, and asking it again would ask for less than the
-// volume has, which drivers refuse. Kubelet grows the file system to the
-// request.
-func (s State) nodeGrowable() bool {
-	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 &&
-		s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(s.Request) >= 0
-}
-
 // volumeSizeUnrecorded is true when the last resize is complete at the recorded size
 // (kubelet writes status.capacity = allocatedResources and drops the
 // status) while the volume is larger because the driver allocated more

@@ -27,17 +27,12 @@ limitations under the License.
 package ociread
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path"
 	"runtime"
-	"strconv"
 	"strings"
 )
 
@@ -244,159 +239,4 @@ func (e *notFound) Error() string {
 		p += "/" + e.want.variant
 	}
 	return fmt.Sprintf("no image for %s (there are: %s)", p, strings.Join(e.seen, ", "))
-}
-
-// untar reads the regular files of an archive by name.
-func untar(r io.Reader) (map[string][]byte, error) {
-	files := map[string][]byte{}
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("archive: %w", err)
-		}
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, fmt.Errorf("archive %s: %w", h.Name, err)
-		}
-		files[path.Clean(strings.TrimPrefix(h.Name, "./"))] = data
-	}
-}
-
-// readLayer applies a layer's /etc/passwd and /etc/group, or their
-// whiteouts, to etc.
-func readLayer(data []byte, mediaType string, etc map[string][]byte) error {
-	var r io.Reader = bytes.NewReader(data)
-	if strings.HasSuffix(mediaType, "gzip") {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return err
-		}
-		defer zr.Close()
-		r = zr
-	}
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := path.Clean(strings.TrimPrefix(strings.TrimPrefix(h.Name, "./"), "/"))
-		dir, base := path.Split(name)
-		if base == ".wh..wh..opq" && dir == "etc/" {
-			clear(etc)
-			continue
-		}
-		if wh, ok := strings.CutPrefix(base, ".wh."); ok {
-			delete(etc, dir+wh)
-			continue
-		}
-		if name != "etc/passwd" && name != "etc/group" {
-			continue
-		}
-		if h.Typeflag != tar.TypeReg {
-			delete(etc, name)
-			continue
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			return err
-		}
-		etc[name] = b
-	}
-}
-
-// Resolve resolves user, "user[:group]" by name or number ("" is root),
-// against the contents of an image's /etc/passwd and /etc/group, as runc's
-// user.GetExecUser does: e.g. "nonroot" or "65532" to 65532:65532 in the
-// resizer's image.
-func Resolve(user string, passwd, group []byte) (Identity, error) {
-	id := Identity{User: user}
-	userPart, groupPart, hasGroup := strings.Cut(strings.TrimSpace(user), ":")
-	if userPart == "" {
-		userPart = "0"
-	}
-	entries := fields(passwd, 7)
-	uid, numeric := parseID(userPart)
-	name := ""
-	found := false
-	for _, e := range entries {
-		if (numeric && e[2] == userPart) || (!numeric && e[0] == userPart) {
-			u, ok1 := parseID(e[2])
-			g, ok2 := parseID(e[3])
-			if !ok1 || !ok2 {
-				return Identity{}, fmt.Errorf("/etc/passwd: bad entry for %s", e[0])
-			}
-			uid, id.GID, name, found = u, g, e[0], true
-			break
-		}
-	}
-	if !found && !numeric {
-		return Identity{}, fmt.Errorf("user %q: no such user in the image's /etc/passwd", userPart)
-	}
-	id.UID = uid
-	groups := fields(group, 4)
-	if hasGroup && groupPart != "" {
-		gid, ok := parseID(groupPart)
-		if !ok {
-			found := false
-			for _, g := range groups {
-				if g[0] == groupPart {
-					if gid, ok = parseID(g[2]); !ok {
-						return Identity{}, fmt.Errorf("/etc/group: bad entry for %s", g[0])
-					}
-					found = true
-					break
-				}
-			}
-			if !found {
-				return Identity{}, fmt.Errorf("group %q: no such group in the image's /etc/group", groupPart)
-			}
-		}
-		id.GID = gid
-	}
-	if name != "" {
-		for _, g := range groups {
-			gid, ok := parseID(g[2])
-			if !ok || gid == id.GID {
-				continue
-			}
-			for _, member := range strings.Split(g[3], ",") {
-				if member == name {
-					id.Groups = append(id.Groups, gid)
-				}
-			}
-		}
-	}
-	return id, nil
-}
-
-// fields splits the lines of a colon-separated file, keeping those with n
-// fields.
-func fields(data []byte, n int) [][]string {
-	var out [][]string
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if f := strings.Split(line, ":"); len(f) == n {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func parseID(s string) (uint32, bool) {
-	n, err := strconv.ParseUint(s, 10, 32)
-	return uint32(n), err == nil
 }
