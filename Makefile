@@ -82,7 +82,7 @@ test-e2e: build image
 	$(GO) build -o _output/csi-test-driver ./test/cmd/csi-test-driver; \
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" E2E_TEST_DRIVER="$(CURDIR)/_output/csi-test-driver" \
 		E2E_EXPLAIN="$(CURDIR)/bin/$(PLUGIN)" E2E_IMAGE="$(abspath $(IMAGE_ARCHIVE))" \
-		$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/e2e/... ./test/demo/ 2>&1 | grep -v '^[IWE][0-9]\{4\} '
+		$(GO) test -tags e2e -count=1 -parallel 64 -timeout 30m -v ./test/e2e/... ./test/demo/ 2>&1 | grep -v '^[IWE][0-9]\{4\} '
 
 # `make test-chaos` runs the resizer binary through faults (processes killed
 # at random, failing and restarting CSI drivers, kubelet killed and started

@@ -75,9 +75,16 @@ type Answer struct {
 	Method string `json:"method,omitempty"`
 	// VolumeID, when set, keeps the answer for a call on that volume.
 	VolumeID string `json:"volumeID,omitempty"`
-	Code     string `json:"code,omitempty"`
-	Message  string `json:"message,omitempty"`
-	Delay    string `json:"delay,omitempty"`
+	// Size, when set ("3Gi"), keeps the answer for an expand call that asks
+	// for that size.
+	Size    string `json:"size,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+	Delay   string `json:"delay,omitempty"`
+	// Capacity, when set, is the capacity a ControllerExpandVolume that
+	// the answer lets through answers: less than asked for (a short
+	// answer) or more (a rounding driver).
+	Capacity string `json:"capacity,omitempty"`
 }
 
 // The node methods the mock scripts and logs, besides csidriver.MethodExpand

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"sync"
@@ -29,6 +30,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 )
 
@@ -44,14 +47,55 @@ const (
 )
 
 // answer is one scripted answer: a delay, then an error code (or the mock's
-// own answer when Code is empty), for the next call of Method (empty means
-// ControllerExpandVolume) on VolumeID (empty: on any volume).
+// own answer when Code is empty, with Capacity when set), for the next call
+// of Method (empty means ControllerExpandVolume) on VolumeID (empty: on any
+// volume) that asks for Size (empty: for any size).
 type answer struct {
 	Method   string `json:"method,omitempty"`
 	VolumeID string `json:"volumeID,omitempty"`
+	Size     string `json:"size,omitempty"`
 	Code     string `json:"code,omitempty"`
 	Message  string `json:"message,omitempty"`
 	Delay    string `json:"delay,omitempty"`
+	Capacity string `json:"capacity,omitempty"`
+
+	// sizeBytes and capacityBytes are Size and Capacity read, 0 when empty.
+	sizeBytes, capacityBytes int64
+}
+
+// parseAnswers reads a fault file's content: a list of answers whose sizes
+// are quantities ("3Gi") or bytes.
+func parseAnswers(data []byte) ([]answer, error) {
+	var answers []answer
+	if err := json.Unmarshal(data, &answers); err != nil {
+		return nil, err
+	}
+	for n := range answers {
+		a := &answers[n]
+		var err error
+		if a.sizeBytes, err = bytesOf(a.Size); err != nil {
+			return nil, fmt.Errorf("entry %d: size: %w", n, err)
+		}
+		if a.capacityBytes, err = bytesOf(a.Capacity); err != nil {
+			return nil, fmt.Errorf("entry %d: capacity: %w", n, err)
+		}
+	}
+	return answers, nil
+}
+
+// bytesOf reads a size; "" is 0.
+func bytesOf(size string) (int64, error) {
+	if size == "" {
+		return 0, nil
+	}
+	q, err := resource.ParseQuantity(size)
+	if err != nil {
+		return 0, err
+	}
+	if q.Sign() <= 0 {
+		return 0, fmt.Errorf("%s is not a positive size", size)
+	}
+	return q.Value(), nil
 }
 
 // call is one call of a logged method as the call log records it.
@@ -127,17 +171,34 @@ func (i *interceptor) intercept(ctx context.Context, req any, info *grpc.UnarySe
 		return handler(ctx, req)
 	}
 	c.Start = time.Now()
-	resp, err := i.answer(ctx, c, req, handler)
+	a := i.next(c.Method, c.VolumeID, c.RequiredBytes)
+	resp, err := i.answer(ctx, a, c, withCapacity(req, a.capacityBytes), handler)
 	c.End, c.Code = time.Now(), status.Code(err).String()
 	switch r := resp.(type) {
 	case *csi.ControllerExpandVolumeResponse:
-		r.CapacityBytes = roundUp(r.GetCapacityBytes(), i.allocationUnit)
+		if err == nil {
+			r.CapacityBytes = roundUp(r.GetCapacityBytes(), i.allocationUnit)
+		}
 		c.CapacityBytes, c.NodeStep = r.GetCapacityBytes(), r.GetNodeExpansionRequired()
 	case *csi.NodeExpandVolumeResponse:
 		c.CapacityBytes = r.GetCapacityBytes()
 	}
 	i.log(c)
 	return resp, err
+}
+
+// withCapacity is an expand request as the mock must see it for an answer
+// of capacity bytes (0: the request as it is): asking for that size, so
+// that the mock's volume has the size it answers, more or less than the
+// caller asked for.
+func withCapacity(req any, capacity int64) any {
+	r, ok := req.(*csi.ControllerExpandVolumeRequest)
+	if !ok || capacity <= 0 {
+		return req
+	}
+	r = proto.Clone(r).(*csi.ControllerExpandVolumeRequest)
+	r.CapacityRange = &csi.CapacityRange{RequiredBytes: capacity}
+	return r
 }
 
 // roundUp rounds size up to a multiple of unit (a non-positive unit leaves
@@ -170,8 +231,7 @@ func (i *interceptor) capabilities(ctx context.Context, req any, handler grpc.Un
 	return r, nil
 }
 
-func (i *interceptor) answer(ctx context.Context, c call, req any, handler grpc.UnaryHandler) (any, error) {
-	a := i.next(c.Method, c.VolumeID)
+func (i *interceptor) answer(ctx context.Context, a answer, c call, req any, handler grpc.UnaryHandler) (any, error) {
 	i.appendLine(i.receivedLog, received{Method: c.Method, VolumeID: c.VolumeID, Path: c.Path, Parameters: c.Parameters, Start: c.Start, Delay: a.Delay})
 	if d, err := time.ParseDuration(a.Delay); err == nil && d > 0 {
 		select {
@@ -199,25 +259,25 @@ func codeNamed(name string) (codes.Code, bool) {
 	return codes.OK, false
 }
 
-// next pops the next scripted answer for a call of method on volume, leaving
-// the answers for other methods and volumes in place; the script is reloaded
-// whenever the file's content changes.
-func (i *interceptor) next(method, volume string) answer {
+// next pops the next scripted answer for a call of method on volume asking
+// for size bytes, leaving the answers for other methods, volumes and sizes in
+// place; the script is reloaded whenever the file's content changes.
+func (i *interceptor) next(method, volume string, size int64) answer {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.faultFile != "" {
 		if data, err := os.ReadFile(i.faultFile); err == nil && !bytes.Equal(data, i.loaded) {
 			i.loaded = data
-			i.pending = nil
-			if err := json.Unmarshal(data, &i.pending); err != nil {
+			pending, err := parseAnswers(data)
+			if err != nil {
 				klog.ErrorS(err, "Fault file is not a list of answers: nothing is scripted", "path", i.faultFile)
-				i.pending = nil
 			}
+			i.pending = pending
 		}
 	}
 	for n, a := range i.pending {
 		sameMethod := a.Method == method || (a.Method == "" && method == methodExpand)
-		if sameMethod && (a.VolumeID == "" || a.VolumeID == volume) {
+		if sameMethod && (a.VolumeID == "" || a.VolumeID == volume) && (a.sizeBytes == 0 || a.sizeBytes == size) {
 			i.pending = slices.Delete(i.pending, n, n+1)
 			return a
 		}

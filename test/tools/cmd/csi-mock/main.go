@@ -53,9 +53,17 @@ limitations under the License.
 //     only use up a call's turn. A name that is no code is logged, and
 //     answered as empty.
 //   - message: the error's message.
+//   - size: a size as a quantity ("3Gi") or bytes. An entry with a size
+//     answers only a call that asks for exactly that size (the required
+//     bytes of ControllerExpandVolume or NodeExpandVolume), so that a
+//     script can refuse 3Gi however often it is asked for, and let 2Gi
+//     through; one without answers a call of any size.
+//   - capacity: a size, for ControllerExpandVolume: a call the entry lets
+//     through answers this capacity_bytes instead of what it asked for,
+//     less (a short answer) or more (a rounding driver).
 //
 // Each call of a scripted method takes the first entry, in file order, of
-// its method whose volumeID is empty or its own, and uses it up. Entries
+// its method whose volumeID and size are empty or its own, and uses it up. Entries
 // of other methods and of other volumes stay, in their order: an entry
 // that names a volume is taken by that volume's calls only, however many
 // other claims grow meanwhile, while an entry without one goes to the next
@@ -99,7 +107,7 @@ func main() {
 		noCtrl    = flag.Bool("disable-controller-expansion", false, "Do not advertise controller EXPAND_VOLUME (node-only driver).")
 		offline   = flag.Bool("disable-online-expansion", false, "Advertise OFFLINE expansion only.")
 		modify    = flag.Bool("modify", false, "Advertise the controller capability MODIFY_VOLUME (the mock's ControllerModifyVolume succeeds); without it, MODIFY_VOLUME is not advertised.")
-		faultFile = flag.String("fault-file", "", "JSON list of scripted answers, each {\"method\", \"volumeID\", \"code\", \"message\", \"delay\"}: a call of ControllerExpandVolume (an empty method), ControllerModifyVolume, NodeExpandVolume, NodeStageVolume, NodeUnstageVolume, NodePublishVolume or NodeUnpublishVolume takes and uses up the first entry, in file order, of its method and of its volume (an entry without volumeID matches any volume; one with a volumeID only that volume's calls), waits delay, then fails with code (a gRPC code name) or, without code, answers normally; the file is read again whenever its content changes, and replaces the entries left. See the package documentation (in test/tools: go doc ./cmd/csi-mock).")
+		faultFile = flag.String("fault-file", "", "JSON list of scripted answers, each {\"method\", \"volumeID\", \"size\", \"code\", \"message\", \"delay\", \"capacity\"}: a call of ControllerExpandVolume (an empty method), ControllerModifyVolume, NodeExpandVolume, NodeStageVolume, NodeUnstageVolume, NodePublishVolume or NodeUnpublishVolume takes and uses up the first entry, in file order, of its method, of its volume and of its size (an entry without volumeID matches any volume, one without size any size), waits delay, then fails with code (a gRPC code name) or, without code, answers normally (ControllerExpandVolume with capacity as its capacity_bytes, when set); the file is read again whenever its content changes, and replaces the entries left. See the package documentation (in test/tools: go doc ./cmd/csi-mock).")
 		unit      = flag.Int64("allocation-unit", 0, "Allocate whole units of this many bytes: a successful ControllerExpandVolume answers the required bytes rounded up to a multiple.")
 		callLog   = flag.String("call-log", "", "File to append one JSON line to per call of a scripted method, when it ends.")
 		received  = flag.String("received-log", "", "File to append one JSON line to per call of a scripted method as soon as it arrives, before its scripted delay ({\"method\", \"volumeID\", \"path\", \"parameters\", \"start\", \"delay\"}, no secrets): a call there and not yet in --call-log is held by the driver.")

@@ -1,0 +1,276 @@
+//go:build e2e
+
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
+)
+
+// recoveryRow is a row of docs/design.md's "Recovery cases".
+type recoveryRow struct {
+	row string
+	// script is the driver's answers for the row's volume.
+	script []framework.Answer
+	// steps are the requests the user sets, from 1Gi, each with the state
+	// the claim must reach before the next.
+	steps []recoveryStep
+	// controller and node are the ControllerExpandVolume and
+	// NodeExpandVolume calls of the volume, as runs of equal calls (see
+	// matchRuns); nodeRWX, when set, the NodeExpandVolume calls of the RWX
+	// volume, in any order (its two kubelets call in turn).
+	controller, node, nodeRWX []string
+	// pv is the PV's capacity at the end.
+	pv string
+	// event, when set, is in one of the claim's events.
+	event string
+}
+
+// recoveryStep is a request and the state it must lead to.
+type recoveryStep struct {
+	request string
+	want    func(*v1.PersistentVolumeClaim) bool
+	// call, when set, is a ControllerExpandVolume call ("3Gi:Internal")
+	// that must have ended before the next step.
+	call string
+	// hold checks that the state lasts: nothing else happens. stays, when
+	// set, is the state that must last, when want is a moment of it (a
+	// retried failure shows its error between the attempts only).
+	hold  bool
+	stays func(*v1.PersistentVolumeClaim) bool
+	// atOnce: the driver is asked for the request within atOnceBound of
+	// the change, not after a backoff or the slow lane.
+	atOnce bool
+}
+
+// lasting is the state the step's hold checks.
+func (s recoveryStep) lasting() func(*v1.PersistentVolumeClaim) bool {
+	if s.stays != nil {
+		return s.stays
+	}
+	return s.want
+}
+
+// atOnceBound is what "at once" allows: under the slow lane's wait, which
+// is the suite's --retry-interval-max (3s).
+const atOnceBound = 2 * time.Second
+
+// refusals is how many times a script refuses a size: more than the calls
+// a row makes of it.
+const refusals = 40
+
+// refuse scripts the refusal of each size with code, refusals times over.
+func refuse(method, code string, sizes ...string) []framework.Answer {
+	var out []framework.Answer
+	for _, size := range sizes {
+		out = append(out, repeat(refusals, framework.Answer{Method: method, Size: size, Code: code, Message: "refused: at most 2560Mi"})...)
+	}
+	return out
+}
+
+func repeat(n int, a framework.Answer) []framework.Answer {
+	out := make([]framework.Answer, n)
+	for i := range out {
+		out[i] = a
+	}
+	return out
+}
+
+// matrixCase is a row on one claim: RWO, on node a; RWX, on nodes a and b.
+type matrixCase struct {
+	recoveryRow
+	claim string
+	rwx   bool
+	v     framework.Volume
+}
+
+// runMatrix runs the rows of a driver at once, each on an RWO claim and an
+// RWX claim of its own, with one resizer and two kubelets.
+func runMatrix(t *testing.T, driver framework.DriverOptions, rows []recoveryRow) {
+	// The rows' claims change at once: the resizer gets the API rate of
+	// a busy cluster's, so that "at once" is not a wait for its client's
+	// rate limiter (5 requests a second by default).
+	e := newEnv(t, driver, "--resync-period=0", "--kube-api-qps=200", "--kube-api-burst=400")
+	nodes := []*framework.Node{e.startNode("a"), e.startNode("b")}
+	var cases []*matrixCase
+	var script []framework.Answer
+	for _, r := range rows {
+		for _, rwx := range []bool{false, true} {
+			c := &matrixCase{recoveryRow: r, rwx: rwx, claim: strings.ToLower(r.row) + "-rwo"}
+			if rwx {
+				c.claim = strings.ToLower(r.row) + "-rwx"
+			}
+			c.v = e.volume(c.claim, "1Gi", func(v *framework.Volume) {
+				if rwx {
+					v.AccessModes = []v1.PersistentVolumeAccessMode{v1.ReadWriteMany}
+				}
+			})
+			for _, a := range r.script {
+				a.VolumeID = c.v.Handle
+				script = append(script, a)
+			}
+			cases = append(cases, c)
+		}
+	}
+	must(t, e.driver.Script(script...))
+	e.runMatrixPods(cases, nodes)
+	for _, c := range cases {
+		t.Run(c.claim, func(t *testing.T) {
+			t.Parallel()
+			ce := *e
+			ce.t = t
+			ce.runRow(c)
+		})
+	}
+}
+
+// runMatrixPods starts the pods of the cases: an RWO claim's on the first
+// node, an RWX claim's on every node.
+func (e *env) runMatrixPods(cases []*matrixCase, nodes []*framework.Node) {
+	type pod struct{ claim, node string }
+	var pods []pod
+	for _, c := range cases {
+		for i, n := range nodes {
+			if i == 0 || c.rwx {
+				pods = append(pods, pod{c.claim, n.Name})
+			}
+		}
+	}
+	err := framework.Parallel(e.ctx, len(pods), len(pods), func(ctx context.Context, i int) error {
+		p := pods[i]
+		_, err := framework.RunPod(ctx, cluster.Admin, e.ns, fmt.Sprintf("%s-%d", p.claim, i), p.node, p.claim)
+		return err
+	}, nil)
+	must(e.t, err)
+}
+
+func (e *env) runRow(c *matrixCase) {
+	t := e.t
+	var pvc *v1.PersistentVolumeClaim
+	changed := make([]time.Time, len(c.steps))
+	for n, s := range c.steps {
+		changed[n] = time.Now()
+		e.grow(c.claim, s.request)
+		what := fmt.Sprintf("step %d (request %s)", n+1, s.request)
+		pvc = e.waitClaim(c.claim, what, s.want)
+		if s.call != "" {
+			e.waitFor(fmt.Sprintf("%s: the driver to answer %s", what, s.call), func() bool {
+				return slices.Contains(callsOf(e.volumeCalls(c.v), expandCallOf), s.call)
+			})
+		}
+		if s.hold {
+			e.holdClaim(c.claim, what+" to last", s.lasting())
+		}
+	}
+	if got := e.pvSize(c.v); got != c.pv {
+		t.Errorf("PV size = %s, want %s (claim %s)", got, c.pv, framework.Describe(pvc))
+	}
+	controller := e.volumeCalls(c.v)
+	if got := callsOf(controller, expandCallOf); !matchRuns(got, c.controller) {
+		t.Errorf("ControllerExpandVolume calls = %v, want %v", got, c.controller)
+	}
+	checkSlowLane(t, controller)
+	for n, s := range c.steps {
+		if s.atOnce {
+			checkAtOnce(t, controller, s.request, changed[n])
+		}
+	}
+	node := callsOf(e.nodeCalls(framework.MethodNodeExpand, c.v.Handle), callOf)
+	switch {
+	case !c.rwx && !matchRuns(node, c.node):
+		t.Errorf("NodeExpandVolume calls = %v, want %v", node, c.node)
+	case c.rwx && !sameCalls(node, c.nodeOfRWX()):
+		t.Errorf("NodeExpandVolume calls of both nodes = %v, want these in any order: %v", node, c.nodeOfRWX())
+	}
+	if c.event != "" && !strings.Contains(e.events(c.claim), c.event) {
+		t.Errorf("no event with %q; events:\n%s", c.event, e.events(c.claim))
+	}
+}
+
+func (c *matrixCase) nodeOfRWX() []string {
+	if c.nodeRWX != nil {
+		return c.nodeRWX
+	}
+	return c.node
+}
+
+// volumeCalls are the ControllerExpandVolume calls of v.
+func (e *env) volumeCalls(v framework.Volume) []framework.Call {
+	var out []framework.Call
+	for _, c := range e.calls() {
+		if c.VolumeID == v.Handle {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func callsOf(calls []framework.Call, format func(framework.Call) string) []string {
+	out := make([]string, 0, len(calls))
+	for _, c := range calls {
+		out = append(out, format(c))
+	}
+	return out
+}
+
+// expandCallOf is a ControllerExpandVolume call as "size:code", with
+// "=capacity" when it answered another size than it was asked for.
+func expandCallOf(c framework.Call) string {
+	s := callOf(c)
+	if c.Code == "OK" && c.CapacityBytes != c.RequiredBytes {
+		s += "=" + sizeOf(c.CapacityBytes)
+	}
+	return s
+}
+
+// checkSlowLane: a size refused as infeasible, or answered short, is asked
+// for again only after the slow lane's wait (--retry-interval-max, 3s).
+func checkSlowLane(t *testing.T, calls []framework.Call) {
+	t.Helper()
+	for i := 1; i < len(calls); i++ {
+		prev, c := calls[i-1], calls[i]
+		slow := prev.Code == "OutOfRange" || (prev.Code == "OK" && prev.CapacityBytes < prev.RequiredBytes)
+		if slow && c.RequiredBytes == prev.RequiredBytes && c.Start.Sub(prev.End) < 2900*time.Millisecond {
+			t.Errorf("call %s came %s after %s: the slow lane waits 3s", expandCallOf(c), c.Start.Sub(prev.End), expandCallOf(prev))
+		}
+	}
+}
+
+// checkAtOnce: the driver was asked for size within atOnceBound of the
+// request's change at since.
+func checkAtOnce(t *testing.T, calls []framework.Call, size string, since time.Time) {
+	t.Helper()
+	for _, c := range calls {
+		if c.RequiredBytes == bytes(size) && !c.Start.Before(since) {
+			if d := c.Start.Sub(since); d > atOnceBound {
+				t.Errorf("the driver was asked for %s %s after the request changed, want at most %s", size, d, atOnceBound)
+			}
+			return
+		}
+	}
+	t.Errorf("the driver was never asked for %s", size)
+}
