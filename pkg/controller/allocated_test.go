@@ -267,3 +267,33 @@ func TestNodeRecoveryAtLoweredRequest(t *testing.T) {
 	e.mustSync("a")
 	equal(t, "claim after kubelet again", summary(e.claim("a")), "capacity=2560Mi allocated=2560Mi status=- conditions=[]")
 }
+
+// TestHandBackAgainAfterAnotherNodesFailure: on an RWX volume, a node whose
+// call for the refused 3Gi was still failing when 2Gi was handed back
+// records NodeResizeInfeasible on the claim that now asks for 2Gi, which no
+// node has tried. The resizer hands 2Gi back once more; a second refusal
+// of it waits for the user.
+func TestHandBackAgainAfterAnotherNodesFailure(t *testing.T) {
+	pvc := claim("a", "3Gi", "1Gi")
+	e := newEnv(t, &fakeResizer{nodeStep: true, script: []result{{size: "3Gi", nodeStep: true}}}, objects(pvc, volume(pvc, "1Gi")))
+	e.mustSync("a")
+	e.nodeInfeasible("a")
+	e.setRequest("a", "2Gi")
+	e.mustSync("a")
+	equal(t, "claim handed back", summary(e.claim("a")), "capacity=1Gi allocated=2Gi status=NodeResizePending conditions=[FileSystemResizePending,NodeResizeError]")
+
+	e.nodeInfeasible("a") // the other node's failure of 3Gi
+	_ = e.events()
+	e.clearActions()
+	e.mustSync("a")
+	equal(t, "writes after the other node's failure", e.writes(), []string{claimWrite})
+	equal(t, "events after the other node's failure", e.events(), []string{evNodeStep})
+	equal(t, "claim handed back again", summary(e.claim("a")), "capacity=1Gi allocated=2Gi status=NodeResizePending conditions=[FileSystemResizePending,NodeResizeError]")
+
+	e.nodeInfeasible("a") // 2Gi itself refused
+	e.clearActions()
+	e.mustSync("a")
+	equal(t, "writes after 2Gi is refused", e.writes(), []string(nil))
+	expectIdle(t, e, "kubelet refused the size handed back twice")
+	equal(t, "driver calls", e.resizer.targets(), []string{"3Gi"})
+}

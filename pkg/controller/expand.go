@@ -76,8 +76,16 @@ func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.Persist
 		return 0, c.recordOnce(ctx, key, pvc, statuspatch.VolumeSizeRecorded(pvc, d.Target), event{},
 			ReasonResizeFailed, fmt.Sprintf("%s: record the volume's size %s in the claim after kubelet finished", what, d.Target.String()))
 	case resize.NodeRetry:
-		return 0, c.recordOnce(ctx, key, pvc, statuspatch.NodeRetry(pvc, d.Target, c.now()), fileSystemResizeRequired,
-			ReasonResizeFailed, what+": hand the claim back to kubelet")
+		if err := c.recordOnce(ctx, key, pvc, statuspatch.NodeRetry(pvc, d.Target, c.now()), fileSystemResizeRequired,
+			ReasonResizeFailed, what+": hand the claim back to kubelet"); err != nil {
+			return 0, err
+		}
+		c.rememberHandBack(idOf(key, pvc), d.Target)
+		return 0, nil
+	case resize.RecordShort:
+		capacity := pvc.Status.Capacity[v1.ResourceStorage]
+		return 0, c.recordOnce(ctx, key, pvc, statuspatch.ShortAnswer(pvc, capacity, false, answeredShort(what, capacity, d.Target), c.now()), event{},
+			ReasonResizeFailed, fmt.Sprintf("%s: record again that the driver gave %s", what, capacity.String()))
 	case resize.DropPreResizeCapacity:
 		if _, err := c.patchVolume(ctx, pv, statuspatch.VolumeWithoutPreResize(pv)); err != nil {
 			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, err,
@@ -177,7 +185,7 @@ func preResizeKept(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) bool 
 // changes.
 func (x *expandCall) recordShort(ctx context.Context, pvc *v1.PersistentVolumeClaim, r expansion) (string, error) {
 	c := x.c
-	gave := fmt.Sprintf("%s: %s %s, below the %s asked for", x.what(), eventtext.AnsweredShort, r.size.String(), x.target.String())
+	gave := answeredShort(x.what(), r.size, x.target)
 	warning := event{v1.EventTypeWarning, ReasonResizeFailed, fmt.Sprintf(
 		"%s; %s is recorded, the size the volume has, and %s is asked for again every %s unless the request changes; to stop asking, lower the request to %s",
 		gave, r.size.String(), x.target.String(), c.RetryMax, r.size.String())}
@@ -191,6 +199,19 @@ func (x *expandCall) recordShort(ctx context.Context, pvc *v1.PersistentVolumeCl
 	f := resize.Failure{Class: attempt.Infeasible, Reason: resize.ReasonShort, Target: x.target, At: c.Clock.Now()}
 	c.memory.resize.failures.set(idOf(x.key, pvc), f)
 	return resize.Result(f), nil
+}
+
+// rememberHandBack remembers a size handed back to kubelet, and whether it
+// is the second time (resize.HandBack).
+func (c *Controller) rememberHandBack(id claimID, target resource.Quantity) {
+	last := c.memory.handedBack.get(id)
+	again := last != nil && last.Target.Cmp(target) == 0
+	c.memory.handedBack.set(id, resize.HandBack{Target: target, Again: again})
+}
+
+// answeredShort is the message of a driver's short answer: gave of target.
+func answeredShort(what string, gave, target resource.Quantity) string {
+	return fmt.Sprintf("%s: %s %s, below the %s asked for", what, eventtext.AnsweredShort, gave.String(), target.String())
 }
 
 // rememberRounding remembers an expansion that the driver answered with

@@ -40,6 +40,9 @@ type memory struct {
 	// with more than its target, growing the volume (see resize.Rounding):
 	// what tells a rounding driver's size from a size kubelet refused.
 	rounded remembered[resize.Rounding]
+	// handedBack is the last size of each claim handed back to kubelet
+	// (see resize.HandBack).
+	handedBack remembered[resize.HandBack]
 	// refused is the last refusal of each claim that --node-deployment
 	// refuses and that an event told (see refuse).
 	refused remembered[string]
@@ -175,6 +178,7 @@ func (m *memory) forget(key string) {
 	m.resize.forget(key)
 	m.modify.forget(key)
 	m.rounded.forget(key)
+	m.handedBack.forget(key)
 	m.refused.forget(key)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -192,7 +196,7 @@ func (m *memory) forgetVolume(name string) {
 func (m *memory) size() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.resize.len() + m.modify.len() + m.refused.len() + m.rounded.len() + len(m.claims) + len(m.volumes)
+	return m.resize.len() + m.modify.len() + m.refused.len() + m.rounded.len() + m.handedBack.len() + len(m.claims) + len(m.volumes)
 }
 
 type versioned interface {

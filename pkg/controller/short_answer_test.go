@@ -20,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	v1 "k8s.io/api/core/v1"
 )
 
 // TestShortAnswerRecordedAndSlowed: a driver that answers success with
@@ -42,10 +44,19 @@ func TestShortAnswerRecordedAndSlowed(t *testing.T) {
 	}
 	expectIdle(t, e, "while kubelet works")
 
+	// kubelet's finish removes every resize condition, the resizer's too:
+	// the claim records the short answer again, with no driver call.
 	e.finishOnNode("a")
 	e.clearActions()
+	e.mustSync("a")
+	equal(t, "writes after kubelet finished", e.writes(), []string{claimWrite})
+	equal(t, "claim after kubelet finished", summary(e.claim("a")), "capacity=2Gi allocated=2Gi status=- conditions=[ControllerResizeError]")
+	if m := conditionMessage(e.claim("a"), v1.PersistentVolumeClaimControllerResizeError); !strings.Contains(m, "the driver answered success with 2Gi, below the 3Gi asked for") {
+		t.Errorf("ControllerResizeError says %q, want both sizes", m)
+	}
+	e.clearActions()
 	if after := e.mustSync("a"); after <= 0 || after > 5*time.Minute {
-		t.Errorf("sync after kubelet asks to look again in %v, want the slow lane (at most 5m)", after)
+		t.Errorf("sync after the record asks to look again in %v, want the slow lane (at most 5m)", after)
 	}
 	equal(t, "writes on the slow lane", e.writes(), []string(nil))
 	equal(t, "driver calls on the slow lane", e.resizer.targets(), []string{"3Gi"})

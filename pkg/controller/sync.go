@@ -167,6 +167,7 @@ func (c *Controller) resizeStateOf(key string, pvc *v1.PersistentVolumeClaim, pv
 	id := idOf(key, pvc)
 	s := resize.StateOf(pvc, pv, c.Recovery, c.memory.resize.failures.get(id))
 	s.Rounded = c.memory.rounded.get(id)
+	s.HandedBack = c.memory.handedBack.get(id)
 	_, annotated := pv.Annotations[statuspatch.AnnPreResizeCapacity]
 	s.PreResizeAnnotated = c.AnnotateFsResize && annotated
 	return s

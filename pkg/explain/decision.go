@@ -59,6 +59,8 @@ func actionWords(operation string, d Decision) string {
 			return fmt.Sprintf("record %s, the volume's size, as the claim's capacity, without calling the driver", d.Target)
 		case resize.NodeRetry.String():
 			return fmt.Sprintf("hand the claim back to kubelet at %s, without calling the driver", d.Target)
+		case resize.RecordShort.String():
+			return fmt.Sprintf("record again that the driver gives less than %s, without calling the driver", d.Target)
 		}
 		return "leave the claim alone" + why
 	}

@@ -57,6 +57,13 @@ const (
 	// volume.alpha.kubernetes.io/pre-resize-capacity of feature
 	// AnnotateFsResize: remove it, as upstream does. No driver call.
 	DropPreResizeCapacity
+	// RecordShort: the driver answered the target short, the resizer
+	// remembers it, and the claim no longer says so (kubelet removed the
+	// resizer's ControllerResizeError when it finished the node step at
+	// what the driver gave): record the condition again, so that the claim
+	// says why its request waits. No driver call; the target then waits
+	// for the slow lane (Wait).
+	RecordShort
 )
 
 // String names the action for logs.
@@ -72,6 +79,8 @@ func (a Action) String() string {
 		return "node-retry"
 	case DropPreResizeCapacity:
 		return "drop-pre-resize-capacity"
+	case RecordShort:
+		return "record-short"
 	default:
 		return "none"
 	}
@@ -80,7 +89,7 @@ func (a Action) String() string {
 // Acts reports whether the action is a step for the claim's worker to take:
 // a driver call or a write.
 func (a Action) Acts() bool {
-	return a == Expand || a == RecordVolumeSize || a == NodeRetry || a == DropPreResizeCapacity
+	return a == Expand || a == RecordVolumeSize || a == NodeRetry || a == DropPreResizeCapacity || a == RecordShort
 }
 
 // CallsDriver reports whether the action calls the driver.
@@ -116,6 +125,10 @@ type State struct {
 	// kubelet finished at is the driver's rounding, and not the size of
 	// an earlier target that kubelet refused (KEP-1790's recovery).
 	Rounded *Rounding
+	// HandedBack is the last size the resizer handed back to kubelet
+	// (NodeRetry) since it started, nil when none (or for a reader that
+	// is not the resizer).
+	HandedBack *HandBack
 	// Recovery is the RecoverVolumeExpansionFailure gate: when off, a
 	// lowered request never replaces a recorded size.
 	Recovery bool
@@ -129,6 +142,13 @@ type State struct {
 // driver gave.
 type Rounding struct {
 	Target, Size resource.Quantity
+}
+
+// HandBack is a size the resizer handed back to kubelet (NodeRetry), and
+// whether it handed it back a second time.
+type HandBack struct {
+	Target resource.Quantity
+	Again  bool
 }
 
 // Decision is the outcome of Decide: Target is the size to expand to
@@ -152,6 +172,10 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 		return Decision{Action: NodeRetry, Target: s.Request,
 			Reason: fmt.Sprintf("the volume holds %s already (it has %s): kubelet grows the file system from %s to it", s.Request.String(), s.PVSize.String(), s.Capacity.String())}
 	}
+	if s.handBackAgain() {
+		return Decision{Action: NodeRetry, Target: s.Request,
+			Reason: fmt.Sprintf("kubelet marked %s infeasible after it was handed back, perhaps for the larger size another node was still failing: handing it back once more", s.Request.String())}
+	}
 	if s.nodeInfeasibleUnchanged() {
 		return Decision{Action: None, Reason: fmt.Sprintf("kubelet found %s infeasible: waiting for a request that asks for another size", s.Allocated.String())}
 	}
@@ -173,6 +197,10 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 		return Decision{Action: None, Reason: fmt.Sprintf("no positive size to expand to (target %s)", target.String())}
 	}
 	if wait := s.infeasibleWait(target, now, infeasibleRetry); wait > 0 {
+		if s.shortUnrecorded(target) {
+			return Decision{Action: RecordShort, Target: target,
+				Reason: fmt.Sprintf("the driver answered %s with %s, which the claim no longer says: recording it again", target.String(), s.Capacity.String())}
+		}
 		return Decision{Action: Wait, Target: target, RetryAfter: wait,
 			Reason: fmt.Sprintf("size %s was infeasible; retrying in %s unless the request changes", target.String(), wait.Round(time.Second))}
 	}
@@ -252,6 +280,15 @@ func (s State) mustFinishRecorded() bool {
 		return true
 	}
 	return false
+}
+
+// shortUnrecorded is true when the resizer remembers a short answer to
+// target and the claim records neither that failure nor a resize in
+// progress: kubelet finished the node step at what the driver gave, and
+// removed the resizer's condition with its own.
+func (s State) shortUnrecorded(target resource.Quantity) bool {
+	f := s.LastFailure
+	return f != nil && f.Reason == ReasonShort && f.Target.Cmp(target) == 0 && !s.ErrorRecorded && s.Status == ""
 }
 
 // infeasibleWait is how long target must still wait after an infeasible

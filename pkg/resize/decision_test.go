@@ -40,6 +40,11 @@ func failed(c attempt.Class, target string, ago time.Duration) *Failure {
 	return &Failure{Class: c, Target: q(target), At: t0.Add(-ago)}
 }
 
+// short is a remembered short answer to target.
+func short(target string, ago time.Duration) *Failure {
+	return &Failure{Class: attempt.Infeasible, Reason: ReasonShort, Target: q(target), At: t0.Add(-ago)}
+}
+
 // failedInUse is a remembered FailedPrecondition: the volume is in use.
 func failedInUse(target string, ago time.Duration) *Failure {
 	return &Failure{Class: attempt.Final, Reason: "FailedPrecondition", Target: q(target), At: t0.Add(-ago)}
@@ -153,6 +158,10 @@ func TestDecide(t *testing.T) {
 		{name: "infeasible remembered, same size, not due: wait", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, LastFailure: failed(Infeasible, "5Gi", time.Minute), Recovery: true}, wantAction: Wait, wantTarget: "5Gi", wantAfter: 4 * time.Minute},
 		{name: "infeasible remembered, same size, due: retry", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, LastFailure: failed(Infeasible, "5Gi", retry), Recovery: true}, wantAction: Expand, wantTarget: "5Gi", wantIntent: true},
 		{name: "infeasible remembered, user lowered request: expand now", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, LastFailure: failed(Infeasible, "5Gi", time.Second), Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
+		{name: "short answer remembered, kubelet finished at it and cleared the condition: record it again", state: State{Request: q("3Gi"), Capacity: q("2Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi"), LastFailure: short("3Gi", time.Second), Recovery: true}, wantAction: RecordShort, wantTarget: "3Gi"},
+		{name: "short answer remembered and recorded: wait for the slow lane", state: State{Request: q("3Gi"), Capacity: q("2Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi"), ErrorRecorded: true, LastFailure: short("3Gi", time.Second), Recovery: true}, wantAction: Wait, wantTarget: "3Gi", wantAfter: retry - time.Second},
+		{name: "short answer remembered, kubelet still at work: kubelet owns it", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi"), Status: v1.PersistentVolumeClaimNodeResizePending, ErrorRecorded: true, LastFailure: short("3Gi", time.Second), Recovery: true}, wantAction: None},
+		{name: "short answer remembered, the request changed: expand now", state: State{Request: q("4Gi"), Capacity: q("2Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi"), LastFailure: short("3Gi", time.Second), Recovery: true}, wantAction: Expand, wantTarget: "4Gi", wantIntent: true},
 		{name: "infeasible recorded, memory lost by restart: retry once now", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, Recovery: true}, wantAction: Expand, wantTarget: "5Gi", wantIntent: true},
 		{name: "infeasible, request lowered back to capacity: nothing", state: State{Request: q("1Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, Recovery: true}, wantAction: None},
 
@@ -162,6 +171,10 @@ func TestDecide(t *testing.T) {
 		{name: "node pending, request raised meanwhile: kubelet finishes first", state: State{Request: q("4Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("2Gi"), Status: nodePending}, wantAction: None},
 		{name: "node pending, PV below allocated: finish controller part", state: State{Request: q("4Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("2Gi"), Status: nodePending}, wantAction: Expand, wantTarget: "2Gi", wantIntent: true},
 		{name: "node pending without allocated: expand to request", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Status: nodePending}, wantAction: Expand, wantTarget: "2Gi", wantIntent: true},
+		{name: "node infeasible at the size just handed back: hand it back once more", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("4Gi"), Allocated: qp("2Gi"), Status: nodeInfeasible, HandedBack: &HandBack{Target: q("2Gi")}, Recovery: true}, wantAction: NodeRetry, wantTarget: "2Gi"},
+		{name: "node infeasible at the size handed back twice: wait for the user", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("4Gi"), Allocated: qp("2Gi"), Status: nodeInfeasible, HandedBack: &HandBack{Target: q("2Gi"), Again: true}, Recovery: true}, wantAction: None},
+		{name: "node infeasible at another size than the one handed back: wait for the user", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("4Gi"), Allocated: qp("3Gi"), Status: nodeInfeasible, HandedBack: &HandBack{Target: q("2Gi")}, Recovery: true}, wantAction: None},
+		{name: "node infeasible at the size handed back, recovery off: wait for the user", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("4Gi"), Allocated: qp("2Gi"), Status: nodeInfeasible, HandedBack: &HandBack{Target: q("2Gi")}}, wantAction: None},
 		{name: "node infeasible, request unchanged: wait for the user", state: State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("5Gi"), Allocated: qp("5Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: None},
 		{name: "node infeasible, user lowered request above PV: expand to request", state: State{Request: q("3Gi"), Capacity: q("1Gi"), PVSize: q("2Gi"), Allocated: qp("5Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: Expand, wantTarget: "3Gi", wantIntent: true},
 		{name: "node infeasible, request lowered below PV: back to kubelet at the request", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("4Gi"), Allocated: qp("4Gi"), Status: nodeInfeasible, Recovery: true}, wantAction: NodeRetry, wantTarget: "2Gi"},

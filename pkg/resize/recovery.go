@@ -57,6 +57,21 @@ func (s State) nodeInfeasibleUnchanged() bool {
 	return s.Request.Cmp(*s.Allocated) == 0 || target.Cmp(*s.Allocated) == 0
 }
 
+// handBackAgain is true when kubelet marked infeasible the very size the
+// resizer handed back to it (NodeRetry), once. On an RWX volume, a node
+// whose call for the larger size was in flight when the size was handed
+// back records that call's final failure as NodeResizeInfeasible on the
+// claim that now asks for the handed-back size, which no node has tried
+// (kubelet marks a size infeasible when a final failure comes while the
+// request differs from the size it was expanding to). A second hand-back
+// lets the nodes try it; a size that kubelet refuses again waits for the
+// user, as any refused size does.
+func (s State) handBackAgain() bool {
+	h := s.HandedBack
+	return s.Recovery && h != nil && !h.Again && s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible && s.Allocated != nil &&
+		h.Target.Cmp(*s.Allocated) == 0 && s.Request.Cmp(h.Target) == 0 && s.PVSize.Cmp(h.Target) >= 0
+}
+
 // nodeRecoverable is true when kubelet found the recorded size infeasible
 // and the user asks for a smaller size that the claim does not have yet but
 // its volume holds (KEP-1790's recovery, on the node).

@@ -21,7 +21,6 @@ package e2e
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -135,16 +134,14 @@ func claimAt(request, capacity, alloc string) func(*v1.PersistentVolumeClaim) bo
 	}
 }
 
-// shortAt: the driver answered short, the claim records what it gave, and
-// nothing is in progress (the ControllerResizeError a repeated short answer
-// leaves is not checked).
+// shortAt: the driver answered short, the claim records what it gave and
+// says why the request is not reached (ControllerResizeError), and nothing
+// is in progress.
 func shortAt(request, gave string) func(*v1.PersistentVolumeClaim) bool {
 	return func(pvc *v1.PersistentVolumeClaim) bool {
 		return requestOf(pvc) == request && framework.Capacity(pvc) == gave && allocatedOf(pvc) == gave &&
-			framework.ResizeStatus(pvc) == "" &&
-			!slices.ContainsFunc(pvc.Status.Conditions, func(c v1.PersistentVolumeClaimCondition) bool {
-				return c.Type != v1.PersistentVolumeClaimControllerResizeError
-			})
+			framework.ResizeStatus(pvc) == "" && len(pvc.Status.Conditions) == 1 &&
+			framework.HasCondition(pvc, v1.PersistentVolumeClaimControllerResizeError)
 	}
 }
 

@@ -67,18 +67,35 @@ var (
 	controllerRounding = []framework.Answer{{Size: "2200Mi", Capacity: "3Gi"}}
 )
 
+// What explain says of the held states, as "state/next step by": the
+// state is the one the metric csi_resizer_claims counts the claim in.
+const (
+	// A final failure: the resizer retries with backoff (its attempt may be
+	// running).
+	controllerRetries = "controller_error/resizer|controller_in_progress/resizer|controller_in_progress/driver"
+	// An infeasible size: only the user's new request moves it (the slow
+	// lane's retry may be running).
+	controllerRefused = "controller_infeasible/user|controller_in_progress/resizer|controller_in_progress/driver"
+	// A short answer: the claim has what the driver gave; the request
+	// waits for the slow lane or the user.
+	answeredShort = "controller_error/user"
+	nodeRefused   = "node_infeasible/user"
+	nodeRetries   = "node_in_progress/kubelet"
+	done          = "none/none"
+)
+
 // controllerAndNodeRows are the rows of a driver that expands in the
 // controller and asks for the node step.
 func controllerAndNodeRows() []recoveryRow {
 	lowered := []recoveryStep{
 		{request: "3Gi", want: nodeInfeasibleAt("3Gi")},
-		{request: "2Gi", want: finished("2Gi"), hold: true},
+		{request: "2Gi", want: finished("2Gi"), hold: true, explained: done},
 		{request: "2560Mi", want: finished("2560Mi")},
 	}
 	return []recoveryRow{
 		{row: "R1", script: controllerFinal,
 			steps: []recoveryStep{
-				{request: "3Gi", want: controllerFailing("3Gi", ""), hold: true, stays: controllerRetrying("3Gi")},
+				{request: "3Gi", want: controllerFailing("3Gi", ""), hold: true, explained: controllerRetries, stays: controllerRetrying("3Gi")},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			controller: []string{"3Gi:Internal+", "2560Mi:OK"}, node: []string{"2560Mi:OK"}, pv: "2560Mi"},
@@ -92,13 +109,13 @@ func controllerAndNodeRows() []recoveryRow {
 		{row: "R3", script: controllerFinal,
 			steps: []recoveryStep{
 				{request: "3Gi", want: controllerFailing("3Gi", "")},
-				{request: "4Gi", want: controllerFailing("4Gi", ""), hold: true, stays: controllerRetrying("4Gi")},
+				{request: "4Gi", want: controllerFailing("4Gi", ""), hold: true, explained: controllerRetries, stays: controllerRetrying("4Gi")},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			controller: []string{"3Gi:Internal*", "4Gi:Internal+", "2560Mi:OK"}, node: []string{"2560Mi:OK"}, pv: "2560Mi"},
 		{row: "R4", script: controllerInfeasible,
 			steps: []recoveryStep{
-				{request: "3Gi", want: controllerFailing("3Gi", infeasible), hold: true, stays: controllerRetrying("3Gi")},
+				{request: "3Gi", want: controllerFailing("3Gi", infeasible), hold: true, explained: controllerRefused, stays: controllerRetrying("3Gi")},
 				{request: "2560Mi", want: finished("2560Mi"), atOnce: true},
 			},
 			controller: []string{"3Gi:OutOfRange*", "2560Mi:OK"}, node: []string{"2560Mi:OK"}, pv: "2560Mi"},
@@ -112,7 +129,7 @@ func controllerAndNodeRows() []recoveryRow {
 		{row: "R6", script: controllerInfeasible,
 			steps: []recoveryStep{
 				{request: "3Gi", want: controllerFailing("3Gi", infeasible)},
-				{request: "4Gi", want: controllerFailing("4Gi", infeasible), atOnce: true, hold: true, stays: controllerRetrying("4Gi")},
+				{request: "4Gi", want: controllerFailing("4Gi", infeasible), atOnce: true, hold: true, explained: controllerRefused, stays: controllerRetrying("4Gi")},
 				{request: "2560Mi", want: finished("2560Mi"), atOnce: true},
 			},
 			controller: []string{"3Gi:OutOfRange*", "4Gi:OutOfRange*", "2560Mi:OK"}, node: []string{"2560Mi:OK"}, pv: "2560Mi"},
@@ -125,7 +142,7 @@ func controllerAndNodeRows() []recoveryRow {
 		{row: "R8", script: controllerUncertain,
 			steps: []recoveryStep{
 				{request: "3Gi", want: controllerTrying("3Gi"), call: "3Gi:DeadlineExceeded"},
-				{request: "2Gi", want: claimAt("2Gi", "3Gi", "3Gi"), hold: true},
+				{request: "2Gi", want: claimAt("2Gi", "3Gi", "3Gi"), hold: true, explained: done},
 				{request: "4Gi", want: finished("4Gi")},
 			},
 			controller: []string{"3Gi:DeadlineExceeded+", "3Gi:OK", "4Gi:OK"}, node: []string{"3Gi:OK", "4Gi:OK"}, pv: "4Gi"},
@@ -137,14 +154,14 @@ func controllerAndNodeRows() []recoveryRow {
 			controller: []string{"3Gi:DeadlineExceeded+", "3Gi:OK", "4Gi:OK"}, node: []string{"3Gi:OK", "4Gi:OK"}, pv: "4Gi"},
 		{row: "R10", script: controllerShort,
 			steps: []recoveryStep{
-				{request: "3Gi", want: shortAt("3Gi", "2Gi"), hold: true, stays: shortRetried("3Gi", "2Gi")},
+				{request: "3Gi", want: shortAt("3Gi", "2Gi"), hold: true, explained: answeredShort, stays: shortRetried("3Gi", "2Gi")},
 				{request: "2200Mi", want: finished("2200Mi"), atOnce: true},
 			},
 			controller: []string{"3Gi:OK=2Gi+", "2200Mi:OK"}, node: []string{"2Gi:OK", "2200Mi:OK"}, pv: "2200Mi",
 			event: "the driver answered success with 2Gi"},
 		{row: "R11", script: nodeInfeasible,
 			steps: []recoveryStep{
-				{request: "3Gi", want: nodeInfeasibleAt("3Gi"), hold: true},
+				{request: "3Gi", want: nodeInfeasibleAt("3Gi"), hold: true, explained: nodeRefused},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			controller: []string{"3Gi:OK"}, node: []string{"3Gi:OutOfRange", "2560Mi:OK"}, pv: "3Gi"},
@@ -153,33 +170,33 @@ func controllerAndNodeRows() []recoveryRow {
 		{row: "R14", script: nodeInfeasible,
 			steps: []recoveryStep{
 				{request: "3Gi", want: nodeInfeasibleAt("3Gi")},
-				{request: "4Gi", want: nodeInfeasibleAt("4Gi"), hold: true},
+				{request: "4Gi", want: nodeInfeasibleAt("4Gi"), hold: true, explained: nodeRefused},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			controller: []string{"3Gi:OK", "4Gi:OK"}, node: []string{"3Gi:OutOfRange", "4Gi:OutOfRange", "2560Mi:OK"}, pv: "4Gi"},
 		{row: "R15", script: nodeFinal,
 			steps: []recoveryStep{
-				{request: "3Gi", want: nodeRetrying("3Gi"), hold: true},
+				{request: "3Gi", want: nodeRetrying("3Gi"), hold: true, explained: nodeRetries},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			controller: []string{"3Gi:OK"}, node: []string{"3Gi:Internal+", "2560Mi:OK"}, pv: "3Gi"},
 		{row: "R16", script: nodeFinal,
 			steps: []recoveryStep{
 				{request: "3Gi", want: nodeRetrying("3Gi")},
-				{request: "2Gi", want: finished("2Gi"), hold: true},
+				{request: "2Gi", want: finished("2Gi"), hold: true, explained: done},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			controller: []string{"3Gi:OK"}, node: []string{"3Gi:Internal+", "2Gi:OK", "2560Mi:OK"}, pv: "3Gi"},
 		{row: "R17", script: nodeFinal,
 			steps: []recoveryStep{
 				{request: "3Gi", want: nodeRetrying("3Gi")},
-				{request: "4Gi", want: nodeRetrying("4Gi"), hold: true},
+				{request: "4Gi", want: nodeRetrying("4Gi"), hold: true, explained: nodeRetries},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			controller: []string{"3Gi:OK", "4Gi:OK"}, node: []string{"3Gi:Internal+", "4Gi:Internal+", "2560Mi:OK"}, pv: "4Gi"},
 		{row: "R18", script: controllerRounding,
 			steps: []recoveryStep{
-				{request: "2200Mi", want: claimAt("2200Mi", "3Gi", "3Gi"), hold: true},
+				{request: "2200Mi", want: claimAt("2200Mi", "3Gi", "3Gi"), hold: true, explained: done},
 				{request: "4Gi", want: finished("4Gi")},
 			},
 			controller: []string{"2200Mi:OK=3Gi", "4Gi:OK"}, node: []string{"2200Mi:OK", "4Gi:OK"}, pv: "4Gi",
@@ -193,41 +210,41 @@ func nodeOnlyRows() []recoveryRow {
 	return []recoveryRow{
 		{row: "R11", script: nodeInfeasible,
 			steps: []recoveryStep{
-				{request: "3Gi", want: nodeInfeasibleAt("3Gi"), hold: true},
+				{request: "3Gi", want: nodeInfeasibleAt("3Gi"), hold: true, explained: nodeRefused},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			node: []string{"3Gi:OutOfRange", "2560Mi:OK"}, pv: "3Gi"},
 		{row: "R13", script: nodeInfeasible,
 			steps: []recoveryStep{
 				{request: "3Gi", want: nodeInfeasibleAt("3Gi")},
-				{request: "2Gi", want: finished("2Gi"), hold: true},
+				{request: "2Gi", want: finished("2Gi"), hold: true, explained: done},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			node: []string{"3Gi:OutOfRange", "2Gi:OK", "2560Mi:OK"}, pv: "3Gi"},
 		{row: "R14", script: nodeInfeasible,
 			steps: []recoveryStep{
 				{request: "3Gi", want: nodeInfeasibleAt("3Gi")},
-				{request: "4Gi", want: nodeInfeasibleAt("4Gi"), hold: true},
+				{request: "4Gi", want: nodeInfeasibleAt("4Gi"), hold: true, explained: nodeRefused},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			node: []string{"3Gi:OutOfRange", "4Gi:OutOfRange", "2560Mi:OK"}, pv: "4Gi"},
 		{row: "R15", script: nodeFinal,
 			steps: []recoveryStep{
-				{request: "3Gi", want: nodeRetrying("3Gi"), hold: true},
+				{request: "3Gi", want: nodeRetrying("3Gi"), hold: true, explained: nodeRetries},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			node: []string{"3Gi:Internal+", "2560Mi:OK"}, pv: "3Gi"},
 		{row: "R16", script: nodeFinal,
 			steps: []recoveryStep{
 				{request: "3Gi", want: nodeRetrying("3Gi")},
-				{request: "2Gi", want: finished("2Gi"), hold: true},
+				{request: "2Gi", want: finished("2Gi"), hold: true, explained: done},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			node: []string{"3Gi:Internal+", "2Gi:OK", "2560Mi:OK"}, pv: "3Gi"},
 		{row: "R17", script: nodeFinal,
 			steps: []recoveryStep{
 				{request: "3Gi", want: nodeRetrying("3Gi")},
-				{request: "4Gi", want: nodeRetrying("4Gi"), hold: true},
+				{request: "4Gi", want: nodeRetrying("4Gi"), hold: true, explained: nodeRetries},
 				{request: "2560Mi", want: finished("2560Mi")},
 			},
 			node: []string{"3Gi:Internal+", "4Gi:Internal+", "2560Mi:OK"}, pv: "4Gi"},

@@ -65,6 +65,10 @@ type recoveryStep struct {
 	// atOnce: the driver is asked for the request within atOnceBound of
 	// the change, not after a backoff or the slow lane.
 	atOnce bool
+	// explained, when set, is what explain must say of the resize once
+	// the step's state is reached: "state/next step by", as in
+	// "node_infeasible/user"; alternatives separated by "|".
+	explained string
 }
 
 // lasting is the state the step's hold checks.
@@ -113,8 +117,10 @@ type matrixCase struct {
 func runMatrix(t *testing.T, driver framework.DriverOptions, rows []recoveryRow) {
 	// The rows' claims change at once: the resizer gets the API rate of
 	// a busy cluster's, so that "at once" is not a wait for its client's
-	// rate limiter (5 requests a second by default).
-	e := newEnv(t, driver, "--resync-period=0", "--kube-api-qps=200", "--kube-api-burst=400")
+	// rate limiter (5 requests a second by default). Its Lease tells
+	// explain that it runs.
+	e := newEnv(t, driver, append(withLease, "--resync-period=0", "--kube-api-qps=200", "--kube-api-burst=400")...)
+	bindExplainer(t)
 	nodes := []*framework.Node{e.startNode("a"), e.startNode("b")}
 	var cases []*matrixCase
 	var script []framework.Answer
@@ -182,6 +188,9 @@ func (e *env) runRow(c *matrixCase) {
 				return slices.Contains(callsOf(e.volumeCalls(c.v), expandCallOf), s.call)
 			})
 		}
+		if s.explained != "" {
+			e.checkResizeExplained(c.claim, what, s.explained)
+		}
 		if s.hold {
 			e.holdClaim(c.claim, what+" to last", s.lasting())
 		}
@@ -209,6 +218,23 @@ func (e *env) runRow(c *matrixCase) {
 	if c.event != "" && !strings.Contains(e.events(c.claim), c.event) {
 		t.Errorf("no event with %q; events:\n%s", c.event, e.events(c.claim))
 	}
+}
+
+// checkResizeExplained checks explain's state and next step owner of the
+// claim's resize against want ("state/owner", alternatives split by "|").
+func (e *env) checkResizeExplained(claim, what, want string) {
+	e.t.Helper()
+	x := e.explain(claim)
+	for _, o := range x.Operations {
+		if o.Operation != "resize" {
+			continue
+		}
+		if got := o.State + "/" + o.NextStepBy; !slices.Contains(strings.Split(want, "|"), got) {
+			e.t.Errorf("%s: explain says %s (%s; next: %s; decision %+v), want %s", what, got, o.Summary, o.Next, o.Decision, want)
+		}
+		return
+	}
+	e.t.Errorf("%s: explain has no resize: %+v", what, x.Operations)
 }
 
 func (c *matrixCase) nodeOfRWX() []string {
