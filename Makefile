@@ -16,6 +16,14 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 
 GO ?= go
+# The Go toolchain everything is built and tested with, exported to every
+# command (go, hack/*.sh, the tests): the go command downloads it from the
+# module proxy once (about 76 MB) and runs it whatever Go the machine has.
+# go1.27.3 carries the standard library's security fixes that go1.26.8
+# lacks; `make GOTOOLCHAIN=...` tries another.
+# .ci/run, the Dockerfile's builder and hack/*.sh name the same version.
+GOTOOLCHAIN := go1.27.3
+export GOTOOLCHAIN
 MODULE := github.com/csi-resizer/csi-resizer
 BINARY := csi-resizer
 # The kubectl plugin `kubectl csi-resizer explain` (pkg/explain).
