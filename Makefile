@@ -199,7 +199,9 @@ vendor-check:
 	hack/verify-vendor.sh
 
 # The tools module pins the libraries it shares with the resizer at the same
-# versions, so that a first `make demo` compiles them once.
+# versions, so that a first `make demo` compiles them once (but while
+# test/tools still builds an older Kubernetes minor than the client
+# libraries: hack/verify-shared-deps.sh).
 deps-check:
 	hack/verify-shared-deps.sh
 
