@@ -13,8 +13,9 @@
 # limitations under the License.
 
 # The builder runs on the build machine's platform and cross-compiles, so a
-# multi-platform build does not emulate the compiler.
-FROM --platform=$BUILDPLATFORM golang:1.26 AS builder
+# multi-platform build does not emulate the compiler. Its Go is the
+# toolchain the Makefile names (GOTOOLCHAIN), so make build uses it as is.
+FROM --platform=$BUILDPLATFORM golang:1.27.3 AS builder
 ARG TARGETOS
 ARG TARGETARCH
 ARG VERSION=unknown

@@ -26,6 +26,10 @@
 
 set -euo pipefail
 
+# The toolchain the Makefile names (GOTOOLCHAIN), when run alone.
+: "${GOTOOLCHAIN:=go1.27.3}"
+export GOTOOLCHAIN
+
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root/test/tools"
 

@@ -12,8 +12,6 @@
 // limitations under the License.
 
 //go:build linux && (riscv || riscv64)
-// +build linux
-// +build riscv riscv64
 
 package procfs
 

@@ -12,8 +12,6 @@
 // limitations under the License.
 
 //go:build linux && (386 || amd64)
-// +build linux
-// +build 386 amd64
 
 package procfs
 

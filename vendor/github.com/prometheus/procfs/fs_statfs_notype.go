@@ -12,7 +12,6 @@
 // limitations under the License.
 
 //go:build !freebsd && !linux
-// +build !freebsd,!linux
 
 package procfs
 

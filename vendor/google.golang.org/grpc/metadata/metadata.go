@@ -24,6 +24,7 @@ package metadata // import "google.golang.org/grpc/metadata"
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"google.golang.org/grpc/internal"
@@ -88,6 +89,76 @@ func Pairs(kv ...string) MD {
 		md[key] = append(md[key], kv[i+1])
 	}
 	return md
+}
+
+// loggableMetadataKeys is the set of metadata keys whose values are known not
+// to carry credentials or other sensitive data, and are therefore safe to print
+// verbatim in String. Values for any key not in this set are redacted. Keys are
+// in metadata's canonical lowercase form.
+//
+// The list is intentionally restricted to standardized gRPC and HTTP/2 protocol
+// headers. Everything else, including all application-defined keys, is
+// censored.
+// Note that this list might change as we add/remove support for
+// metadata types.
+var loggableMetadataKeys = map[string]bool{
+	"content-type":               true,
+	"te":                         true,
+	"user-agent":                 true,
+	"grpc-encoding":              true,
+	"grpc-accept-encoding":       true,
+	"grpc-timeout":               true,
+	"grpc-status":                true,
+	"grpc-message-type":          true,
+	"grpc-previous-rpc-attempts": true,
+	"grpc-retry-pushback-ms":     true,
+}
+
+// String implements fmt.Stringer to allow metadata to be printed when stored in
+// a context.
+//
+// To avoid accidentally leaking credentials or other sensitive data (for
+// example via log(md), or by logging a value that happens to contain metadata),
+// String reports only keys on an allowlist of standardized, non-sensitive
+// protocol headers (see loggableMetadataKeys). Every other key is omitted
+// entirely, along with its values, because a key name may itself be sensitive;
+// only the number of omitted keys is reported, as "<N redacted>". This is a
+// best-effort guard against accidents, not a security boundary: a caller that
+// genuinely wants the full contents can still print map[string][]string(md)
+// directly.
+//
+// Note that this only affects verbs that use the Stringer, such as %v and %s.
+// The %#v verb prints the underlying map with all values and is not redacted.
+// Users should not rely on the output of this method to be stable
+// # Experimental
+//
+// Notice: This API is EXPERIMENTAL and may be changed or removed in a later
+// release.
+func (md MD) String() string {
+	keys := make([]string, 0, len(md))
+	for k := range md {
+		if loggableMetadataKeys[strings.ToLower(k)] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+
+	var sb strings.Builder
+	sb.WriteString("map[")
+	for i, k := range keys {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		fmt.Fprintf(&sb, "%s:%v", k, md[k])
+	}
+	if redacted := len(md) - len(keys); redacted > 0 {
+		if len(keys) > 0 {
+			sb.WriteByte(' ')
+		}
+		fmt.Fprintf(&sb, "<%d redacted>", redacted)
+	}
+	sb.WriteByte(']')
+	return sb.String()
 }
 
 // Len returns the number of items in md.
@@ -287,6 +358,66 @@ func FromOutgoingContext(ctx context.Context) (MD, bool) {
 		}
 	}
 	return out, ok
+}
+
+// ValueFromOutgoingContext returns the metadata value corresponding to the
+// metadata key from the outgoing metadata if it exists. Keys are matched in a
+// case-insensitive manner.
+//
+// Unlike FromOutgoingContext, this does not copy the entire outgoing metadata.
+func ValueFromOutgoingContext(ctx context.Context, key string) []string {
+	raw, ok := ctx.Value(mdOutgoingKey{}).(rawMD)
+	if !ok {
+		return nil
+	}
+
+	key = strings.ToLower(key)
+	// Unlike ValueFromIncomingContext, this can't return as soon as raw.md is
+	// checked: raw.added still needs to be walked and accumulated regardless.
+	// The else below prevents that from overwriting an exact match with an
+	// unrelated case-insensitive one.
+	var matchedMD []string
+	if v, ok := raw.md[key]; ok {
+		matchedMD = v
+	} else {
+		for k, v := range raw.md {
+			// Case insensitive comparison: MD is a map, and there's no
+			// guarantee that the MD attached to the context is created using
+			// our helper functions.
+			if strings.EqualFold(k, key) {
+				matchedMD = v
+				break
+			}
+		}
+	}
+
+	// Defer allocating vals until raw.added actually has a match, so a match
+	// found only in raw.md doesn't pay for both a copyOf and a growing
+	// append.
+	var vals []string
+	for _, added := range raw.added {
+		if len(added)%2 == 1 {
+			panic(fmt.Sprintf("metadata: ValueFromOutgoingContext got an odd number of input pairs for metadata: %d", len(added)))
+		}
+
+		// Case insensitive, like FromOutgoingContext: added isn't guaranteed
+		// lowercase, though AppendToOutgoingContext already lowercases it in
+		// practice, so try the cheap exact match first.
+		for i := 0; i < len(added); i += 2 {
+			if added[i] == key || strings.EqualFold(added[i], key) {
+				if vals == nil {
+					vals = make([]string, 0, len(matchedMD)+1)
+					vals = append(vals, matchedMD...)
+				}
+				vals = append(vals, added[i+1])
+			}
+		}
+	}
+
+	if vals == nil && matchedMD != nil {
+		return copyOf(matchedMD)
+	}
+	return vals
 }
 
 type rawMD struct {

@@ -17,6 +17,7 @@ limitations under the License.
 package restmapper
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -30,22 +31,41 @@ import (
 
 // shortcutExpander is a RESTMapper that can be used for Kubernetes resources.   It expands the resource first, then invokes the wrapped
 type shortcutExpander struct {
-	RESTMapper meta.RESTMapper
+	RESTMapper meta.RESTMapperWithContext
 
-	discoveryClient discovery.DiscoveryInterface
+	discoveryClient discovery.DiscoveryInterfaceWithContext
 
 	warningHandler func(string)
 }
 
 var _ meta.ResettableRESTMapper = shortcutExpander{}
+var _ meta.ResettableRESTMapperWithContext = shortcutExpander{}
 
 // NewShortcutExpander wraps a restmapper in a layer that expands shortcuts found via discovery
+//
+// NewShortcutExpanderWithContext is a better alternative because it supports contextual logging and cancellation.
+//
+// Contextual logging: Use NewShortcutExpanderWithContext instead.
 func NewShortcutExpander(delegate meta.RESTMapper, client discovery.DiscoveryInterface, warningHandler func(string)) meta.RESTMapper {
+	return newShortcutExpander(meta.ToRESTMapperWithContext(delegate), discovery.ToDiscoveryInterfaceWithContext(client), warningHandler)
+}
+
+// NewShortcutExpanderWithContext wraps a restmapper in a layer that expands shortcuts found via discovery
+func NewShortcutExpanderWithContext(delegate meta.RESTMapperWithContext, client discovery.DiscoveryInterfaceWithContext, warningHandler func(string)) meta.RESTMapperWithContext {
+	return newShortcutExpander(delegate, client, warningHandler)
+}
+
+func newShortcutExpander(delegate meta.RESTMapperWithContext, client discovery.DiscoveryInterfaceWithContext, warningHandler func(string)) shortcutExpander {
 	return shortcutExpander{RESTMapper: delegate, discoveryClient: client, warningHandler: warningHandler}
 }
 
 // KindFor fulfills meta.RESTMapper
 func (e shortcutExpander) KindFor(resource schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	return e.KindForWithContext(context.Background(), resource)
+}
+
+// KindForWithContext fulfills meta.RESTMapperWithContext
+func (e shortcutExpander) KindForWithContext(ctx context.Context, resource schema.GroupVersionResource) (schema.GroupVersionKind, error) {
 	// expandResourceShortcut works with current API resources as read from discovery cache.
 	// In case of new CRDs this means we potentially don't have current state of discovery.
 	// In the current wiring in k8s.io/cli-runtime/pkg/genericclioptions/config_flags.go#toRESTMapper,
@@ -53,59 +73,113 @@ func (e shortcutExpander) KindFor(resource schema.GroupVersionResource) (schema.
 	// cache and fetch all data from a cluster (see k8s.io/client-go/restmapper/discovery.go#KindFor).
 	// Thus another call to expandResourceShortcut, after a NoMatchError should successfully
 	// read Kind to the user or an error.
-	gvk, err := e.RESTMapper.KindFor(e.expandResourceShortcut(resource))
+	gvk, err := e.RESTMapper.KindForWithContext(ctx, e.expandResourceShortcut(ctx, resource))
 	if meta.IsNoMatchError(err) {
-		return e.RESTMapper.KindFor(e.expandResourceShortcut(resource))
+		return e.RESTMapper.KindForWithContext(ctx, e.expandResourceShortcut(ctx, resource))
 	}
 	return gvk, err
 }
 
 // KindsFor fulfills meta.RESTMapper
+//
+// KindsForWithContext is a better alternative because it supports contextual logging and cancellation.
+//
+// Contextual logging: Use KindsForWithContext instead.
 func (e shortcutExpander) KindsFor(resource schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
-	return e.RESTMapper.KindsFor(e.expandResourceShortcut(resource))
+	return e.KindsForWithContext(context.Background(), resource)
+}
+
+// KindsForWithContext fulfills meta.RESTMapperWithContext
+func (e shortcutExpander) KindsForWithContext(ctx context.Context, resource schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	return e.RESTMapper.KindsForWithContext(ctx, e.expandResourceShortcut(ctx, resource))
 }
 
 // ResourcesFor fulfills meta.RESTMapper
+//
+// ResourcesForWithContext is a better alternative because it supports contextual logging and cancellation.
+//
+// Contextual logging: Use ResourcesForWithContext instead.
 func (e shortcutExpander) ResourcesFor(resource schema.GroupVersionResource) ([]schema.GroupVersionResource, error) {
-	return e.RESTMapper.ResourcesFor(e.expandResourceShortcut(resource))
+	return e.ResourcesForWithContext(context.Background(), resource)
+}
+
+// ResourcesForWithContext fulfills meta.RESTMapperWithContext
+func (e shortcutExpander) ResourcesForWithContext(ctx context.Context, resource schema.GroupVersionResource) ([]schema.GroupVersionResource, error) {
+	return e.RESTMapper.ResourcesForWithContext(ctx, e.expandResourceShortcut(ctx, resource))
 }
 
 // ResourceFor fulfills meta.RESTMapper
+//
+// ResourceForWithContext is a better alternative because it supports contextual logging and cancellation.
+//
+// Contextual logging: Use ResourceForWithContext instead.
 func (e shortcutExpander) ResourceFor(resource schema.GroupVersionResource) (schema.GroupVersionResource, error) {
-	return e.RESTMapper.ResourceFor(e.expandResourceShortcut(resource))
+	return e.ResourceForWithContext(context.Background(), resource)
+}
+
+// ResourceForWithContext fulfills meta.RESTMapperWithContext
+func (e shortcutExpander) ResourceForWithContext(ctx context.Context, resource schema.GroupVersionResource) (schema.GroupVersionResource, error) {
+	return e.RESTMapper.ResourceForWithContext(ctx, e.expandResourceShortcut(ctx, resource))
 }
 
 // ResourceSingularizer fulfills meta.RESTMapper
+//
+// ResourceSingularizerWithContext is a better alternative because it supports contextual logging and cancellation.
+//
+// Contextual logging: Use ResourceSingularizerWithContext instead.
 func (e shortcutExpander) ResourceSingularizer(resource string) (string, error) {
-	return e.RESTMapper.ResourceSingularizer(e.expandResourceShortcut(schema.GroupVersionResource{Resource: resource}).Resource)
+	return e.ResourceSingularizerWithContext(context.Background(), resource)
+}
+
+// ResourceSingularizerWithContext fulfills meta.RESTMapperWithContext
+func (e shortcutExpander) ResourceSingularizerWithContext(ctx context.Context, resource string) (string, error) {
+	return e.RESTMapper.ResourceSingularizerWithContext(ctx, e.expandResourceShortcut(ctx, schema.GroupVersionResource{Resource: resource}).Resource)
 }
 
 // RESTMapping fulfills meta.RESTMapper
+//
+// RESTMappingWithContext is a better alternative because it supports contextual logging and cancellation.
+//
+// Contextual logging: Use RESTMappingWithContext instead.
 func (e shortcutExpander) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
-	return e.RESTMapper.RESTMapping(gk, versions...)
+	return e.RESTMappingWithContext(context.Background(), gk, versions...)
+}
+
+// RESTMappingWithContext fulfills meta.RESTMapperWithContext
+func (e shortcutExpander) RESTMappingWithContext(ctx context.Context, gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	return e.RESTMapper.RESTMappingWithContext(ctx, gk, versions...)
 }
 
 // RESTMappings fulfills meta.RESTMapper
+//
+// RESTMappingsWithContext is a better alternative because it supports contextual logging and cancellation.
+//
+// Contextual logging: Use RESTMappingsWithContext instead.
 func (e shortcutExpander) RESTMappings(gk schema.GroupKind, versions ...string) ([]*meta.RESTMapping, error) {
-	return e.RESTMapper.RESTMappings(gk, versions...)
+	return e.RESTMappingsWithContext(context.Background(), gk, versions...)
+}
+
+// RESTMappingsWithContext fulfills meta.RESTMapperWithContext
+func (e shortcutExpander) RESTMappingsWithContext(ctx context.Context, gk schema.GroupKind, versions ...string) ([]*meta.RESTMapping, error) {
+	return e.RESTMapper.RESTMappingsWithContext(ctx, gk, versions...)
 }
 
 // getShortcutMappings returns a set of tuples which holds short names for resources.
 // First the list of potential resources will be taken from the API server.
 // Next we will append the hardcoded list of resources - to be backward compatible with old servers.
 // NOTE that the list is ordered by group priority.
-func (e shortcutExpander) getShortcutMappings() ([]*metav1.APIResourceList, []resourceShortcuts, error) {
+func (e shortcutExpander) getShortcutMappings(ctx context.Context) ([]*metav1.APIResourceList, []resourceShortcuts, error) {
 	res := []resourceShortcuts{}
 	// get server resources
 	// This can return an error *and* the results it was able to find.  We don't need to fail on the error.
-	_, apiResList, err := e.discoveryClient.ServerGroupsAndResources()
+	_, apiResList, err := e.discoveryClient.ServerGroupsAndResourcesWithContext(ctx)
 	if err != nil {
-		klog.V(1).Infof("Error loading discovery information: %v", err)
+		klog.FromContext(ctx).V(1).Info("Error loading discovery information", "err", err)
 	}
 	for _, apiResources := range apiResList {
 		gv, err := schema.ParseGroupVersion(apiResources.GroupVersion)
 		if err != nil {
-			klog.V(1).Infof("Unable to parse groupversion = %s due to = %s", apiResources.GroupVersion, err.Error())
+			klog.FromContext(ctx).V(1).Info("Unable to parse group/version", "groupVersion", apiResources.GroupVersion, "err", err.Error())
 			continue
 		}
 		for _, apiRes := range apiResources.APIResources {
@@ -126,9 +200,9 @@ func (e shortcutExpander) getShortcutMappings() ([]*metav1.APIResourceList, []re
 // (something that a pkg/api/meta.RESTMapper can understand), if it is
 // indeed a shortcut. If no match has been found, we will match on group prefixing.
 // Lastly we will return resource unmodified.
-func (e shortcutExpander) expandResourceShortcut(resource schema.GroupVersionResource) schema.GroupVersionResource {
+func (e shortcutExpander) expandResourceShortcut(ctx context.Context, resource schema.GroupVersionResource) schema.GroupVersionResource {
 	// get the shortcut mappings and return on first match.
-	if allResources, shortcutResources, err := e.getShortcutMappings(); err == nil {
+	if allResources, shortcutResources, err := e.getShortcutMappings(ctx); err == nil {
 		// avoid expanding if there's an exact match to a full resource name
 		for _, apiResources := range allResources {
 			gv, err := schema.ParseGroupVersion(apiResources.GroupVersion)
@@ -199,8 +273,15 @@ func (e shortcutExpander) expandResourceShortcut(resource schema.GroupVersionRes
 	return resource
 }
 
+// ResetWithContext is a better alternative because it supports contextual logging and cancellation.
+//
+// Contextual logging: Use ResetWithContext instead.
 func (e shortcutExpander) Reset() {
-	meta.MaybeResetRESTMapper(e.RESTMapper)
+	e.ResetWithContext(context.Background())
+}
+
+func (e shortcutExpander) ResetWithContext(ctx context.Context) {
+	meta.MaybeResetRESTMapperWithContext(ctx, e.RESTMapper)
 }
 
 // ResourceShortcuts represents a structure that holds the information how to

@@ -1,19 +1,17 @@
+// SPDX-FileCopyrightText: Copyright (c) 2015-2025 go-swagger maintainers
+// SPDX-License-Identifier: Apache-2.0
+
 package internal
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
 )
 
 const (
-	defaultHTTPPort  = ":80"
-	defaultHTTPSPort = ":443"
+	defaultHTTPPort  = "80"
+	defaultHTTPSPort = "443"
 )
-
-// Regular expressions used by the normalizations
-var rxPort = regexp.MustCompile(`(:\d+)/?$`)
-var rxDupSlashes = regexp.MustCompile(`/{2,}`)
 
 // NormalizeURL will normalize the specified URL
 // This was added to replace a previous call to the no longer maintained purell library:
@@ -50,20 +48,66 @@ func lowercaseHost(u *url.URL) {
 	}
 }
 
+// removeDefaultPort drops :80 from an http URL and :443 from an https one.
+//
+// The port stays when dropping it would leave an authority url.Parse no longer accepts, so the
+// shortened host is parsed before being kept. url.Parse reads "https://:a:443" as the host ":a"
+// on port 443, and ":a" on its own is an invalid port, so "https://:a" no longer parses.
+//
+// A degenerate authority can spell a default port twice - url.Parse reads "http://:80:80" as the
+// host ":80" on port 80 - so removal repeats until nothing more comes off. Each pass shortens the
+// host, so the loop ends, and normalizing the result again changes nothing.
 func removeDefaultPort(u *url.URL) {
-	if len(u.Host) > 0 {
-		scheme := strings.ToLower(u.Scheme)
-		u.Host = rxPort.ReplaceAllStringFunc(u.Host, func(val string) string {
-			if (scheme == "http" && val == defaultHTTPPort) || (scheme == "https" && val == defaultHTTPSPort) {
-				return ""
-			}
-			return val
-		})
+	for {
+		port := u.Port()
+		if port == "" || port != defaultPortForScheme(strings.ToLower(u.Scheme)) {
+			return
+		}
+
+		host := strings.TrimSuffix(u.Host, ":"+port)
+		if _, err := url.Parse("//" + host); err != nil {
+			return
+		}
+
+		u.Host = host
 	}
 }
 
-func removeDuplicateSlashes(u *url.URL) {
-	if len(u.Path) > 0 {
-		u.Path = rxDupSlashes.ReplaceAllString(u.Path, "/")
+func defaultPortForScheme(scheme string) string {
+	switch scheme {
+	case "http":
+		return defaultHTTPPort
+	case "https":
+		return defaultHTTPSPort
+	default:
+		return ""
 	}
+}
+
+// removeDuplicateSlashes collapses every run of slashes in the path to a single one, however
+// long the run is: "/a//b///c" becomes "/a/b/c".
+//
+// A path holding no "//" is left as it is, which is the common case and costs one scan and no
+// allocation.
+func removeDuplicateSlashes(u *url.URL) {
+	const doubleSlash = "//"
+
+	start := strings.Index(u.Path, doubleSlash)
+	if start < 0 {
+		return
+	}
+
+	var collapsed strings.Builder
+	collapsed.Grow(len(u.Path))
+	collapsed.WriteString(u.Path[:start+1]) // everything up to and including the first slash of the run
+
+	for i := start + 1; i < len(u.Path); i++ {
+		c := u.Path[i]
+		if c == '/' && u.Path[i-1] == '/' {
+			continue
+		}
+		collapsed.WriteByte(c)
+	}
+
+	u.Path = collapsed.String()
 }

@@ -122,7 +122,7 @@ func NewOpenMetricsFormat(version string) (Format, error) {
 // removed.
 func (f Format) WithEscapingScheme(s model.EscapingScheme) Format {
 	var terms []string
-	for _, p := range strings.Split(string(f), ";") {
+	for p := range strings.SplitSeq(string(f), ";") {
 		toks := strings.Split(p, "=")
 		if len(toks) != 2 {
 			trimmed := strings.TrimSpace(p)
@@ -194,7 +194,7 @@ func (f Format) FormatType() FormatType {
 // "escaping" term exists, that will be used. Otherwise, the global default will
 // be returned.
 func (f Format) ToEscapingScheme() model.EscapingScheme {
-	for _, p := range strings.Split(string(f), ";") {
+	for p := range strings.SplitSeq(string(f), ";") {
 		toks := strings.Split(p, "=")
 		if len(toks) != 2 {
 			continue

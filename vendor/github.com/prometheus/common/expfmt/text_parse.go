@@ -339,6 +339,16 @@ func (p *TextParser) startLabelName() stateFn {
 		return nil // Unexpected end of input.
 	}
 	if p.currentByte == '}' {
+		if p.currentMF == nil {
+			// The closing brace was reached before any metric name was read,
+			// e.g. for the input "{}". There is no metric to attach labels to,
+			// so this is a malformed exposition. This mirrors the guard in
+			// startLabelValue. currentMF (not currentMetric) is checked because
+			// reset only clears currentMF between parses.
+			p.parseError("invalid metric name")
+			p.currentLabelPairs = nil
+			return nil
+		}
 		p.currentMetric.Label = append(p.currentMetric.Label, p.currentLabelPairs...)
 		p.currentLabelPairs = nil
 		if p.skipBlankTab(); p.err != nil {

@@ -20,9 +20,14 @@ package grpcsync
 
 import (
 	"context"
+	"errors"
 
 	"google.golang.org/grpc/internal/buffer"
 )
+
+// ErrSerializerClosed is returned by ScheduleAndWait if the CallbackSerializer
+// was closed before the callback could be scheduled.
+var ErrSerializerClosed = errors.New("callback serializer is closed")
 
 // CallbackSerializer provides a mechanism to schedule callbacks in a
 // synchronized manner. It provides a FIFO guarantee on the order of execution
@@ -36,7 +41,7 @@ type CallbackSerializer struct {
 	// its resources.
 	done chan struct{}
 
-	callbacks *buffer.Unbounded
+	callbacks *buffer.Unbounded[func(context.Context)]
 }
 
 // NewCallbackSerializer returns a new CallbackSerializer instance. The provided
@@ -47,7 +52,7 @@ type CallbackSerializer struct {
 func NewCallbackSerializer(ctx context.Context) *CallbackSerializer {
 	cs := &CallbackSerializer{
 		done:      make(chan struct{}),
-		callbacks: buffer.NewUnbounded(),
+		callbacks: buffer.NewUnbounded[func(context.Context)](),
 	}
 	go cs.run(ctx)
 	return cs
@@ -77,6 +82,27 @@ func (cs *CallbackSerializer) ScheduleOr(f func(ctx context.Context), onFailure 
 	}
 }
 
+// ScheduleAndWait schedules the provided callback function f to be executed in
+// the order it was added and blocks until f has run. If the context passed to
+// NewCallbackSerializer was canceled before this method is called, f is not run
+// and ScheduleAndWait returns ErrSerializerClosed.
+//
+// Callbacks are expected to honor the context when performing any blocking
+// operations, and should return early when the context is canceled.
+func (cs *CallbackSerializer) ScheduleAndWait(f func(ctx context.Context)) error {
+	done := make(chan struct{})
+	var err error
+	cs.ScheduleOr(func(ctx context.Context) {
+		f(ctx)
+		close(done)
+	}, func() {
+		err = ErrSerializerClosed
+		close(done)
+	})
+	<-done
+	return err
+}
+
 func (cs *CallbackSerializer) run(ctx context.Context) {
 	defer close(cs.done)
 
@@ -87,7 +113,7 @@ func (cs *CallbackSerializer) run(ctx context.Context) {
 	// Run all callbacks.
 	for cb := range cs.callbacks.Get() {
 		cs.callbacks.Load()
-		cb.(func(context.Context))(ctx)
+		cb(ctx)
 	}
 }
 

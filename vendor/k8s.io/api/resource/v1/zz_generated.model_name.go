@@ -132,6 +132,11 @@ func (in DeviceCounterConsumption) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in DeviceDerivedAttribute) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1.DeviceDerivedAttribute"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in DeviceRequest) OpenAPIModelName() string {
 	return "io.k8s.api.resource.v1.DeviceRequest"
 }
@@ -157,6 +162,31 @@ func (in DeviceTaint) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in DeviceTaintRule) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1.DeviceTaintRule"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in DeviceTaintRuleList) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1.DeviceTaintRuleList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in DeviceTaintRuleSpec) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1.DeviceTaintRuleSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in DeviceTaintRuleStatus) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1.DeviceTaintRuleStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in DeviceTaintSelector) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1.DeviceTaintSelector"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in DeviceToleration) OpenAPIModelName() string {
 	return "io.k8s.api.resource.v1.DeviceToleration"
 }
@@ -172,8 +202,18 @@ func (in NetworkDeviceData) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
-func (in NodeAllocatableResourceMapping) OpenAPIModelName() string {
-	return "io.k8s.api.resource.v1.NodeAllocatableResourceMapping"
+func (in NodeAllocatableMapping) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1.NodeAllocatableMapping"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NodeAllocatableOverhead) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1.NodeAllocatableOverhead"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NodeAllocatableResource) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1.NodeAllocatableResource"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -132,6 +132,11 @@ func (in DeviceCounterConsumption) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in DeviceDerivedAttribute) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1beta2.DeviceDerivedAttribute"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in DeviceRequest) OpenAPIModelName() string {
 	return "io.k8s.api.resource.v1beta2.DeviceRequest"
 }
@@ -197,8 +202,18 @@ func (in NetworkDeviceData) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
-func (in NodeAllocatableResourceMapping) OpenAPIModelName() string {
-	return "io.k8s.api.resource.v1beta2.NodeAllocatableResourceMapping"
+func (in NodeAllocatableMapping) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1beta2.NodeAllocatableMapping"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NodeAllocatableOverhead) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1beta2.NodeAllocatableOverhead"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NodeAllocatableResource) OpenAPIModelName() string {
+	return "io.k8s.api.resource.v1beta2.NodeAllocatableResource"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -285,20 +285,26 @@ func (e *encoderWithAllocator) Identifier() Identifier {
 	return e.encoder.Identifier()
 }
 
+// The legacy discovery endpoint requires that its response Encoder implement Serializer.
+// https://github.com/kubernetes/kubernetes/blob/4a1340bfd58fdb3846d4342c101e0bcb574fbfb1/staging/src/k8s.io/apiserver/pkg/endpoints/discovery/util.go#L101-L107
+var _ Serializer = nondeterministicEncoderToEncoderAdapter{}
+
 type nondeterministicEncoderToEncoderAdapter struct {
 	NondeterministicEncoder
+
+	Decoder
 }
 
 func (e nondeterministicEncoderToEncoderAdapter) Encode(obj Object, w io.Writer) error {
 	return e.EncodeNondeterministic(obj, w)
 }
 
-// UseNondeterministicEncoding returns an Encoder that encodes objects using the provided Encoder's
-// EncodeNondeterministic method if it implements NondeterministicEncoder, otherwise it returns the
-// provided Encoder as-is.
-func UseNondeterministicEncoding(encoder Encoder) Encoder {
-	if nondeterministic, ok := encoder.(NondeterministicEncoder); ok {
-		return nondeterministicEncoderToEncoderAdapter{nondeterministic}
+// UseNondeterministicEncoding returns an Encoder that encodes objects using the provided
+// Serializer's EncodeNondeterministic method if it implements NondeterministicEncoder, otherwise it
+// returns the provided Serializer as-is.
+func UseNondeterministicEncoding(serializer Serializer) Encoder {
+	if nondeterministic, ok := serializer.(NondeterministicEncoder); ok {
+		return nondeterministicEncoderToEncoderAdapter{NondeterministicEncoder: nondeterministic, Decoder: serializer}
 	}
-	return encoder
+	return serializer
 }

@@ -23,7 +23,7 @@ package runtime
 // like this:
 //
 //	type MyAwesomeAPIObject struct {
-//	     runtime.TypeMeta    `json:",inline"`
+//	     runtime.TypeMeta    `json:""`
 //	     ... // other fields
 //	}
 //
@@ -59,7 +59,7 @@ const (
 // // Internal package:
 //
 //	type MyAPIObject struct {
-//		runtime.TypeMeta `json:",inline"`
+//		runtime.TypeMeta `json:""`
 //		MyPlugin runtime.Object `json:"myPlugin"`
 //	}
 //
@@ -70,7 +70,7 @@ const (
 // // External package:
 //
 //	type MyAPIObject struct {
-//		runtime.TypeMeta `json:",inline"`
+//		runtime.TypeMeta `json:""`
 //		MyPlugin runtime.RawExtension `json:"myPlugin"`
 //	}
 //
@@ -121,7 +121,7 @@ type RawExtension struct {
 // +protobuf=true
 // +k8s:openapi-gen=true
 type Unknown struct {
-	TypeMeta `json:",inline" protobuf:"bytes,1,opt,name=typeMeta"`
+	TypeMeta `json:"" protobuf:"bytes,1,opt,name=typeMeta"`
 	// Raw will hold the complete serialized object which couldn't be matched
 	// with a registered type. Most likely, nothing should be done with this
 	// except for passing it through the system.

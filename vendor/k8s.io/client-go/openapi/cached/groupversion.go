@@ -17,30 +17,48 @@ limitations under the License.
 package cached
 
 import (
+	"context"
 	"sync"
 
 	"k8s.io/client-go/openapi"
 )
 
 type groupversion struct {
-	delegate openapi.GroupVersion
+	delegate openapi.GroupVersionWithContext
 
 	lock sync.Mutex
 	docs map[string]docInfo
 }
+
+var (
+	//nolint:staticcheck // Intentionally using the old interface here.
+	_ openapi.GroupVersion            = &groupversion{}
+	_ openapi.GroupVersionWithContext = &groupversion{}
+)
 
 type docInfo struct {
 	data []byte
 	err  error
 }
 
-func newGroupVersion(delegate openapi.GroupVersion) *groupversion {
+func newGroupVersion(delegate openapi.GroupVersionWithContext) *groupversion {
 	return &groupversion{
 		delegate: delegate,
 	}
 }
 
+// SchemaWithContext is a better alternative because it supports contextual logging and cancellation.
+//
+// Contextual logging: Use SchemaWithContext instead.
 func (g *groupversion) Schema(contentType string) ([]byte, error) {
+	return g.SchemaWithContext(context.Background(), contentType)
+}
+
+func (g *groupversion) SchemaWithContext(ctx context.Context, contentType string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
 	g.lock.Lock()
 	defer g.lock.Unlock()
 
@@ -50,7 +68,7 @@ func (g *groupversion) Schema(contentType string) ([]byte, error) {
 			g.docs = make(map[string]docInfo)
 		}
 
-		cachedInfo.data, cachedInfo.err = g.delegate.Schema(contentType)
+		cachedInfo.data, cachedInfo.err = g.delegate.SchemaWithContext(ctx, contentType)
 		g.docs[contentType] = cachedInfo
 	}
 

@@ -98,3 +98,37 @@ type Indexers map[string]IndexFunc
 
 // Indices maps a name to an Index
 type Indices map[string]index
+
+type TypedIndexers[T any] map[string]TypedIndexFunc[T]
+type TypedIndexFunc[T any] func(obj T) ([]string, error)
+type TypedIndexer[T any] interface {
+	Indexer
+
+	TypedIndex(indexName string, obj T) ([]T, error)
+	ByTypedIndex(indexName, indexedValue string) ([]T, error)
+	AddTypedIndexers(newIndexers TypedIndexers[T]) error
+}
+
+// TypedIndexersToIndexers wraps several indexer functions which expect objects
+// of a certain type so that they can be used in an [Indexer].
+// This is needed primarily for setting up [SharedIndexInformerOptions.Indexers].
+// When using one of the typed APIs for installing an indexer function
+// the conversion is done automatically.
+func TypedIndexersToIndexers[T any](indexers TypedIndexers[T]) Indexers {
+	untyped := make(Indexers, len(indexers))
+	for i, indexer := range indexers {
+		untyped[i] = TypedIndexerFuncToIndexerFunc(indexer)
+	}
+	return untyped
+}
+
+// TypedIndexersFuncToIndexerFunc wraps one indexer function which expect objects
+// of a certain type so that they can be used in an [Indexer].
+// This is needed primarily for setting up [SharedIndexInformerOptions.Indexers].
+// When using one of the typed APIs for installing an indexer function
+// the conversion is done automatically.
+func TypedIndexerFuncToIndexerFunc[T any](indexer TypedIndexFunc[T]) IndexFunc {
+	return func(obj any) ([]string, error) {
+		return indexer(obj.(T))
+	}
+}

@@ -140,18 +140,20 @@ func (c *convert) makeOpenAPIRef(specSchema *spec.Schema) schema.TypeRef {
 		// 	to deduplicate)
 		mapRelationship, err := getMapElementRelationship(specSchema.Extensions)
 		if err != nil {
-			c.reportError(err.Error())
+			c.reportError("%v", err)
 		}
 
 		if len(mapRelationship) > 0 {
 			return schema.TypeRef{
 				NamedType:           &n,
 				ElementRelationship: &mapRelationship,
+				Nullable:            specSchema.Nullable,
 			}
 		}
 
 		return schema.TypeRef{
 			NamedType: &n,
+			Nullable:  specSchema.Nullable,
 		}
 
 	}
@@ -164,7 +166,8 @@ func (c *convert) makeOpenAPIRef(specSchema *spec.Schema) schema.TypeRef {
 	c.pop(c2)
 
 	return schema.TypeRef{
-		Inlined: inlined,
+		Inlined:  inlined,
+		Nullable: specSchema.Nullable,
 	}
 }
 
@@ -212,7 +215,7 @@ func (c *convert) parseObject(s *spec.Schema) *schema.Map {
 
 	relationship, err := getMapElementRelationship(s.Extensions)
 	if err != nil {
-		c.reportError(err.Error())
+		c.reportError("%v", err)
 	}
 
 	return &schema.Map{
@@ -225,7 +228,7 @@ func (c *convert) parseObject(s *spec.Schema) *schema.Map {
 func (c *convert) parseList(s *spec.Schema) *schema.List {
 	relationship, mapKeys, err := getListElementRelationship(s.Extensions)
 	if err != nil {
-		c.reportError(err.Error())
+		c.reportError("%v", err)
 	}
 	elementType := func() schema.TypeRef {
 		if s.Items != nil {

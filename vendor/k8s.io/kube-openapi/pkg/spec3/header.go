@@ -22,6 +22,7 @@ import (
 	"github.com/go-openapi/swag"
 	"k8s.io/kube-openapi/pkg/internal"
 	jsonv2 "k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json"
+	"k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json/jsontext"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
@@ -54,16 +55,16 @@ func (h *Header) MarshalJSON() ([]byte, error) {
 	return swag.ConcatJSON(b1, b2, b3), nil
 }
 
-func (h *Header) MarshalNextJSON(opts jsonv2.MarshalOptions, enc *jsonv2.Encoder) error {
+func (h *Header) MarshalJSONTo(enc *jsontext.Encoder) error {
 	var x struct {
 		Ref         string              `json:"$ref,omitempty"`
 		HeaderProps headerPropsOmitZero `json:",inline"`
-		spec.Extensions
+		Extensions  spec.Extensions     `json:",inline"`
 	}
 	x.Ref = h.Refable.Ref.String()
 	x.Extensions = internal.SanitizeExtensions(h.Extensions)
 	x.HeaderProps = headerPropsOmitZero(h.HeaderProps)
-	return opts.MarshalNext(enc, x)
+	return jsonv2.MarshalEncode(enc, x)
 }
 
 func (h *Header) UnmarshalJSON(data []byte) error {
@@ -83,12 +84,12 @@ func (h *Header) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (h *Header) UnmarshalNextJSON(opts jsonv2.UnmarshalOptions, dec *jsonv2.Decoder) error {
+func (h *Header) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	var x struct {
-		spec.Extensions
+		Extensions spec.Extensions `json:",inline"`
 		HeaderProps
 	}
-	if err := opts.UnmarshalNext(dec, &x); err != nil {
+	if err := jsonv2.UnmarshalDecode(dec, &x); err != nil {
 		return err
 	}
 	if err := internal.JSONRefFromMap(&h.Ref.Ref, x.Extensions); err != nil {

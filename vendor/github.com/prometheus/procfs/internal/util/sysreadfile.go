@@ -12,8 +12,6 @@
 // limitations under the License.
 
 //go:build (linux || darwin) && !appengine
-// +build linux darwin
-// +build !appengine
 
 package util
 

@@ -12,7 +12,6 @@
 // limitations under the License.
 
 //go:build (linux && appengine) || (!linux && !darwin)
-// +build linux,appengine !linux,!darwin
 
 package util
 

@@ -18,6 +18,7 @@ limitations under the License.
 package meta
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -72,6 +73,8 @@ func (m *DefaultRESTMapper) String() string {
 }
 
 var _ RESTMapper = &DefaultRESTMapper{}
+var _ RESTMapperWithContext = &DefaultRESTMapper{}
+var _ fmt.Stringer = &DefaultRESTMapper{}
 
 // NewDefaultRESTMapper initializes a mapping between Kind and APIVersion
 // to a resource name and back based on the objects in a runtime.Scheme
@@ -179,6 +182,10 @@ func (m *DefaultRESTMapper) ResourceSingularizer(resourceType string) (string, e
 	return singular.Resource, nil
 }
 
+func (m *DefaultRESTMapper) ResourceSingularizerWithContext(_ context.Context, resourceType string) (string, error) {
+	return m.ResourceSingularizer(resourceType)
+}
+
 // coerceResourceForMatching makes the resource lower case and converts internal versions to unspecified (legacy behavior)
 func coerceResourceForMatching(resource schema.GroupVersionResource) schema.GroupVersionResource {
 	resource.Resource = strings.ToLower(resource.Resource)
@@ -276,6 +283,10 @@ func (m *DefaultRESTMapper) ResourcesFor(input schema.GroupVersionResource) ([]s
 	return ret, nil
 }
 
+func (m *DefaultRESTMapper) ResourcesForWithContext(_ context.Context, input schema.GroupVersionResource) ([]schema.GroupVersionResource, error) {
+	return m.ResourcesFor(input)
+}
+
 func (m *DefaultRESTMapper) ResourceFor(resource schema.GroupVersionResource) (schema.GroupVersionResource, error) {
 	resources, err := m.ResourcesFor(resource)
 	if err != nil {
@@ -286,6 +297,10 @@ func (m *DefaultRESTMapper) ResourceFor(resource schema.GroupVersionResource) (s
 	}
 
 	return schema.GroupVersionResource{}, &AmbiguousResourceError{PartialResource: resource, MatchingResources: resources}
+}
+
+func (m *DefaultRESTMapper) ResourceForWithContext(_ context.Context, resource schema.GroupVersionResource) (schema.GroupVersionResource, error) {
+	return m.ResourceFor(resource)
 }
 
 func (m *DefaultRESTMapper) KindsFor(input schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
@@ -355,6 +370,10 @@ func (m *DefaultRESTMapper) KindsFor(input schema.GroupVersionResource) ([]schem
 	return ret, nil
 }
 
+func (m *DefaultRESTMapper) KindsForWithContext(_ context.Context, input schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	return m.KindsFor(input)
+}
+
 func (m *DefaultRESTMapper) KindFor(resource schema.GroupVersionResource) (schema.GroupVersionKind, error) {
 	kinds, err := m.KindsFor(resource)
 	if err != nil {
@@ -365,6 +384,10 @@ func (m *DefaultRESTMapper) KindFor(resource schema.GroupVersionResource) (schem
 	}
 
 	return schema.GroupVersionKind{}, &AmbiguousResourceError{PartialResource: resource, MatchingKinds: kinds}
+}
+
+func (m *DefaultRESTMapper) KindForWithContext(_ context.Context, resource schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	return m.KindFor(resource)
 }
 
 type kindByPreferredGroupVersion struct {
@@ -461,6 +484,10 @@ func (m *DefaultRESTMapper) RESTMapping(gk schema.GroupKind, versions ...string)
 	return mappings[0], nil
 }
 
+func (m *DefaultRESTMapper) RESTMappingWithContext(_ context.Context, gk schema.GroupKind, versions ...string) (*RESTMapping, error) {
+	return m.RESTMapping(gk, versions...)
+}
+
 // RESTMappings returns the RESTMappings for the provided group kind. If a version search order
 // is not provided, the search order provided to DefaultRESTMapper will be used.
 func (m *DefaultRESTMapper) RESTMappings(gk schema.GroupKind, versions ...string) ([]*RESTMapping, error) {
@@ -520,10 +547,33 @@ func (m *DefaultRESTMapper) RESTMappings(gk schema.GroupKind, versions ...string
 	return mappings, nil
 }
 
-// MaybeResetRESTMapper calls Reset() on the mapper if it is a ResettableRESTMapper.
+func (m *DefaultRESTMapper) RESTMappingsWithContext(_ context.Context, gk schema.GroupKind, versions ...string) ([]*RESTMapping, error) {
+	return m.RESTMappings(gk, versions...)
+}
+
+// MaybeResetRESTMapper calls Reset() on the mapper if it is a ResettableRESTMapper or
+// ResetWithContext() if it is a ResettableRESTMapperWithContext.
+//
+// MaybeResetRESTMapperWithContext is a better alternative because it supports contextual logging and cancellation.
+//
+// Contextual logging: Use MaybeResetRESTMapperWithContext instead.
 func MaybeResetRESTMapper(mapper RESTMapper) {
-	m, ok := mapper.(ResettableRESTMapper)
-	if ok {
+	maybeReset(context.Background(), mapper)
+}
+
+// MaybeResetRESTMapperWithContext calls Reset() on the mapper if it is a ResettableRESTMapper or
+// ResetWithContext() if it is a ResettableRESTMapperWithContext.
+func MaybeResetRESTMapperWithContext(ctx context.Context, mapper RESTMapperWithContext) {
+	maybeReset(ctx, mapper)
+}
+
+func maybeReset(ctx context.Context, mapper any) {
+	if m, ok := mapper.(ResettableRESTMapperWithContext); ok {
+		m.ResetWithContext(ctx)
+		return
+	}
+	if m, ok := mapper.(ResettableRESTMapper); ok {
 		m.Reset()
+		return
 	}
 }

@@ -17,7 +17,6 @@ limitations under the License.
 package operation
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -31,28 +30,27 @@ type Operation struct {
 	// those into a single "Update" category.
 	Type Type
 
-	// Options declare the options enabled for validation.
+	// Options are the validation options in effect for this operation, mapping option
+	// name to whether it is enabled. Option names typically match feature gates, but an
+	// option may be enabled even when its feature gate is off — e.g. when the feature is
+	// already in use by the object being updated. Set by the resource strategy and
+	// read-only during validation.
 	//
-	// Options should be set according to a resource validation strategy before validation
-	// is performed, and must be treated as read-only during validation.
-	//
-	// Options are identified by string names. Option string names may match the name of a feature
-	// gate, in which case the presence of the name in the set indicates that the feature is
-	// considered enabled for the resource being validated.  Note that a resource may have a
-	// feature enabled even when the feature gate is disabled. This can happen when feature is
-	// already in-use by a resource, often because the feature gate was enabled when the
-	// resource first began using the feature.
-	//
-	// Unset options are disabled/false.
-	Options []string
+	// Every option a validation tag references must be defined here by the strategy; an
+	// option that is not defined is a programming error (see HasOption).
+	Options map[string]bool
 
 	// Request provides information about the request being validated.
 	Request Request
 }
 
-// HasOption returns true if the given string is in the Options slice.
-func (o Operation) HasOption(option string) bool {
-	return slices.Contains(o.Options, option)
+// HasOption returns whether the named option is enabled and whether it was defined by
+// the strategy. Every option a validation tag references must be defined; callers treat
+// an undefined option as an internal error (see validate.IfOption) rather than silently
+// as disabled.
+func (o Operation) HasOption(option string) (enabled, defined bool) {
+	enabled, defined = o.Options[option]
+	return
 }
 
 // Request provides information about the request being validated.

@@ -18,6 +18,7 @@ package validate
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/operation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -25,10 +26,14 @@ import (
 
 // IfOption conditionally evaluates a validation function. If the option and enabled are both true the validator
 // is called. If the option and enabled are both false the validator is called. Otherwise, the validator is not called.
-func IfOption[T any](ctx context.Context, op operation.Operation, fldPath *field.Path, value, oldValue *T,
-	optionName string, enabled bool, validator func(context.Context, operation.Operation, *field.Path, *T, *T) field.ErrorList,
+func IfOption[T any](ctx context.Context, op operation.Operation, fldPath *field.Path, value, oldValue T,
+	optionName string, enabled bool, validator func(context.Context, operation.Operation, *field.Path, T, T) field.ErrorList,
 ) field.ErrorList {
-	if op.HasOption(optionName) == enabled {
+	on, defined := op.HasOption(optionName)
+	if !defined {
+		return field.ErrorList{field.InternalError(fldPath, fmt.Errorf("undefined validation option %q", optionName))}
+	}
+	if on == enabled {
 		return validator(ctx, op, fldPath, value, oldValue)
 	}
 	return nil

@@ -97,6 +97,28 @@ func LabelKey[T ~string](_ context.Context, op operation.Operation, fldPath *fie
 	return allErrs
 }
 
+// PrefixedLabelKey verifies that the specified value is a valid label key with
+// a domain prefix.
+// A prefixed label key is composed of a prefix and a name, separated by a '/'.
+// The name part is required and must:
+//   - be 63 characters or less
+//   - begin and end with an alphanumeric character ([a-z0-9A-Z])
+//   - contain only alphanumeric characters, dashes (-), underscores (_), or dots (.)
+//
+// The prefix must:
+//   - be a DNS subdomain
+//   - be no more than 253 characters
+func PrefixedLabelKey[T ~string](_ context.Context, op operation.Operation, fldPath *field.Path, value, _ *T) field.ErrorList {
+	if value == nil {
+		return nil
+	}
+	var allErrs field.ErrorList
+	for _, msg := range content.IsPrefixedLabelKey((string)(*value)) {
+		allErrs = append(allErrs, field.Invalid(fldPath, *value, msg).WithOrigin("format=k8s-prefixed-label-key"))
+	}
+	return allErrs
+}
+
 // LongNameCaseless verifies that the specified value is a valid "long name"
 // (sometimes known as a "DNS subdomain"), but is case-insensitive.
 //   - must not be empty

@@ -44,10 +44,10 @@ type LeaseSpecApplyConfiguration struct {
 	// leaseTransitions is the number of transitions of a lease between
 	// holders.
 	LeaseTransitions *int32 `json:"leaseTransitions,omitempty"`
-	// Strategy indicates the strategy for picking the leader for coordinated leader election
+	// strategy indicates the strategy for picking the leader for coordinated leader election.
 	// (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.
 	Strategy *coordinationv1.CoordinatedLeaseStrategy `json:"strategy,omitempty"`
-	// PreferredHolder signals to a lease holder that the lease has a
+	// preferredHolder signals to a lease holder that the lease has a
 	// more optimal holder and should be given up.
 	PreferredHolder *string `json:"preferredHolder,omitempty"`
 }

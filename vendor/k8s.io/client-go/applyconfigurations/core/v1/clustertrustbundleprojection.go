@@ -49,6 +49,10 @@ type ClusterTrustBundleProjectionApplyConfiguration struct {
 	Optional *bool `json:"optional,omitempty"`
 	// Relative path from the volume root to write the bundle.
 	Path *string `json:"path,omitempty"`
+	// user is Optional: The owner UID of the created file.
+	// If specified, the item-level user field takes precedence over defaultUser.
+	// (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
+	User *int64 `json:"user,omitempty"`
 }
 
 // ClusterTrustBundleProjectionApplyConfiguration constructs a declarative configuration of the ClusterTrustBundleProjection type for use with
@@ -94,5 +98,13 @@ func (b *ClusterTrustBundleProjectionApplyConfiguration) WithOptional(value bool
 // If called multiple times, the Path field is set to the value of the last call.
 func (b *ClusterTrustBundleProjectionApplyConfiguration) WithPath(value string) *ClusterTrustBundleProjectionApplyConfiguration {
 	b.Path = &value
+	return b
+}
+
+// WithUser sets the User field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the User field is set to the value of the last call.
+func (b *ClusterTrustBundleProjectionApplyConfiguration) WithUser(value int64) *ClusterTrustBundleProjectionApplyConfiguration {
+	b.User = &value
 	return b
 }

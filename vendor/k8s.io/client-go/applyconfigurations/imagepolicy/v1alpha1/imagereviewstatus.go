@@ -23,13 +23,13 @@ package v1alpha1
 //
 // ImageReviewStatus is the result of the review for the pod creation request.
 type ImageReviewStatusApplyConfiguration struct {
-	// Allowed indicates that all images were allowed to be run.
+	// allowed indicates that all images were allowed to be run.
 	Allowed *bool `json:"allowed,omitempty"`
-	// Reason should be empty unless Allowed is false in which case it
+	// reason should be empty unless Allowed is false in which case it
 	// may contain a short description of what is wrong.  Kubernetes
 	// may truncate excessively long errors when displaying to the user.
 	Reason *string `json:"reason,omitempty"`
-	// AuditAnnotations will be added to the attributes object of the
+	// auditAnnotations will be added to the attributes object of the
 	// admission controller request using 'AddAnnotation'.  The keys should
 	// be prefix-less (i.e., the admission controller will add an
 	// appropriate prefix).

@@ -36,6 +36,9 @@ import (
 // // +patchStrategy=merge
 // // +listType=map
 // // +listMapKey=type
+// // +k8s:alpha(since: "1.37")=+k8s:optional
+// // +k8s:alpha(since: "1.37")=+k8s:listType=map
+// // +k8s:alpha(since: "1.37")=+k8s:listMapKey=type
 // Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 //
 // // other fields

@@ -23,13 +23,13 @@ package v1beta1
 //
 // ParentReference describes a reference to a parent object.
 type ParentReferenceApplyConfiguration struct {
-	// Group is the group of the object being referenced.
+	// group is the group of the object being referenced.
 	Group *string `json:"group,omitempty"`
-	// Resource is the resource of the object being referenced.
+	// resource is the resource of the object being referenced.
 	Resource *string `json:"resource,omitempty"`
-	// Namespace is the namespace of the object being referenced.
+	// namespace is the namespace of the object being referenced.
 	Namespace *string `json:"namespace,omitempty"`
-	// Name is the name of the object being referenced.
+	// name is the name of the object being referenced.
 	Name *string `json:"name,omitempty"`
 }
 

@@ -63,6 +63,19 @@ type PoolStatusApplyConfiguration struct {
 	// validated (e.g., incomplete slice publication). When set, device
 	// count fields and ResourceSliceCount may be unset.
 	ValidationError *string `json:"validationError,omitempty"`
+	// PartitionSummary reports allocatability per (attribute, partition type)
+	// for a partitionable pool that publishes SharedCounters. Each entry names
+	// the grouping attribute it was resolved from: the PartitionTypeAttribute
+	// declared by a device's own slice, or for devices whose slice declares
+	// none, the default named in the request. A pool that mixes partitions
+	// declared under different attributes reports each independently. When no
+	// slice declares an attribute and the request names no default, the pool
+	// reports no partition summary.
+	PartitionSummary []PartitionTypeStatusApplyConfiguration `json:"partitionSummary,omitempty"`
+	// ShareableSummary reports aggregate capacity for a pool that contains
+	// devices with AllowMultipleAllocations. It is populated only when at
+	// least one device in the pool is shareable.
+	ShareableSummary *ShareableSummaryStatusApplyConfiguration `json:"shareableSummary,omitempty"`
 }
 
 // PoolStatusApplyConfiguration constructs a declarative configuration of the PoolStatus type for use with
@@ -148,5 +161,26 @@ func (b *PoolStatusApplyConfiguration) WithNodeName(value string) *PoolStatusApp
 // If called multiple times, the ValidationError field is set to the value of the last call.
 func (b *PoolStatusApplyConfiguration) WithValidationError(value string) *PoolStatusApplyConfiguration {
 	b.ValidationError = &value
+	return b
+}
+
+// WithPartitionSummary adds the given value to the PartitionSummary field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the PartitionSummary field.
+func (b *PoolStatusApplyConfiguration) WithPartitionSummary(values ...*PartitionTypeStatusApplyConfiguration) *PoolStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithPartitionSummary")
+		}
+		b.PartitionSummary = append(b.PartitionSummary, *values[i])
+	}
+	return b
+}
+
+// WithShareableSummary sets the ShareableSummary field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ShareableSummary field is set to the value of the last call.
+func (b *PoolStatusApplyConfiguration) WithShareableSummary(value *ShareableSummaryStatusApplyConfiguration) *PoolStatusApplyConfiguration {
+	b.ShareableSummary = value
 	return b
 }

@@ -34,11 +34,39 @@ import (
 )
 
 // StorageVersionInformer provides access to a shared informer and lister for
-// StorageVersions.
+// StorageVersions. Prefer using the type-safe variant (see [TypedStorageVersionInformer]).
 type StorageVersionInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() apiserverinternalv1alpha1.StorageVersionLister
 }
+
+// TypedStorageVersionInformer provides access to a shared informer and lister for
+// StorageVersions, including the type-safe TypedInformer variant.
+// It is a superset of StorageVersionInformer.
+type TypedStorageVersionInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() StorageVersionIndexInformer
+	Lister() apiserverinternalv1alpha1.StorageVersionLister
+}
+
+// StorageVersionIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type StorageVersionIndexInformer cache.TypedSharedIndexInformer[*apiapiserverinternalv1alpha1.StorageVersion]
+
+// StorageVersionHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for StorageVersion.
+type StorageVersionHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*apiapiserverinternalv1alpha1.StorageVersion]
+
+// StorageVersionDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for StorageVersion.
+type StorageVersionDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*apiapiserverinternalv1alpha1.StorageVersion]
+
+// StorageVersionFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for StorageVersion.
+type StorageVersionFilteringHandler = cache.TypedFilteringResourceEventHandler[*apiapiserverinternalv1alpha1.StorageVersion]
+
+// StorageVersionIndexers is a specialization of [cache.TypedIndexers] for StorageVersion.
+type StorageVersionIndexers = cache.TypedIndexers[*apiapiserverinternalv1alpha1.StorageVersion]
+
+// DeletedStorageVersion is a specialization of [cache.DeletedObject] for StorageVersion.
+type DeletedStorageVersion = cache.DeletedObject[*apiapiserverinternalv1alpha1.StorageVersion]
 
 type storageVersionInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -48,25 +76,49 @@ type storageVersionInformer struct {
 // NewStorageVersionInformer constructs a new informer for StorageVersion type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedStorageVersionInformer]).
 func NewStorageVersionInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewStorageVersionInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedStorageVersionInformer constructs a new informer for StorageVersion type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedStorageVersionInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers StorageVersionIndexers) StorageVersionIndexInformer {
+	return NewTypedStorageVersionInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredStorageVersionInformer constructs a new informer for StorageVersion type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredStorageVersionInformer]).
 func NewFilteredStorageVersionInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
-	return NewStorageVersionInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+	return NewTypedStorageVersionInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredStorageVersionInformer constructs a new informer for StorageVersion type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredStorageVersionInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers StorageVersionIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) StorageVersionIndexInformer {
+	return NewTypedStorageVersionInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
 }
 
 // NewStorageVersionInformerWithOptions constructs a new informer for StorageVersion type with additional options.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedStorageVersionInformerWithOptions]).
 func NewStorageVersionInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedStorageVersionInformerWithOptions(client, options)
+}
+
+// NewTypedStorageVersionInformerWithOptions constructs a new informer for StorageVersion type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedStorageVersionInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) StorageVersionIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "internal.apiserver.k8s.io", Version: "v1alpha1", Resource: "storageversions"}
 	identifier := options.InformerName.WithResource(gvr)
 	tweakListOptions := options.TweakListOptions
-	return cache.NewSharedIndexInformerWithOptions(
+	return cache.NewTypedSharedIndexInformer[*apiapiserverinternalv1alpha1.StorageVersion](cache.NewSharedIndexInformerWithOptions(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListFunc: func(opts v1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
@@ -99,17 +151,57 @@ func NewStorageVersionInformerWithOptions(client kubernetes.Interface, options i
 			Indexers:     options.Indexers,
 			Identifier:   identifier,
 		},
-	)
+	))
 }
 
 func (f *storageVersionInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewStorageVersionInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return NewTypedStorageVersionInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
 func (f *storageVersionInformer) Informer() cache.SharedIndexInformer {
-	return f.factory.InformerFor(&apiapiserverinternalv1alpha1.StorageVersion{}, f.defaultInformer)
+	return f.TypedInformer()
+}
+
+func (f *storageVersionInformer) TypedInformer() StorageVersionIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apiapiserverinternalv1alpha1.StorageVersion](f.factory.InformerFor(&apiapiserverinternalv1alpha1.StorageVersion{}, f.defaultInformer))
 }
 
 func (f *storageVersionInformer) Lister() apiserverinternalv1alpha1.StorageVersionLister {
 	return apiserverinternalv1alpha1.NewStorageVersionLister(f.Informer().GetIndexer())
+}
+
+// ToTypedStorageVersionInformer converts an untyped informer into a TypedStorageVersionInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *StorageVersion. If that is not the case, calling type-safe methods of the returned
+// TypedStorageVersionInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedStorageVersionInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedStorageVersionInformer(informer StorageVersionInformer) TypedStorageVersionInformer {
+	if informer, ok := informer.(TypedStorageVersionInformer); ok {
+		return informer
+	}
+	return &storageVersionTypedInformerAdapter{informer}
+}
+
+type storageVersionTypedInformerAdapter struct {
+	StorageVersionInformer
+}
+
+func (a *storageVersionTypedInformerAdapter) TypedInformer() StorageVersionIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apiapiserverinternalv1alpha1.StorageVersion](a.Informer())
+}
+
+// ToStorageVersionIndexInformer converts an untyped informer into a StorageVersionIndexInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *StorageVersion. If that is not the case, calling type-safe methods of the returned
+// StorageVersionIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a StorageVersionIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToStorageVersionIndexInformer(informer cache.SharedIndexInformer) StorageVersionIndexInformer {
+	if informer, ok := informer.(StorageVersionIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*apiapiserverinternalv1alpha1.StorageVersion](informer)
 }

@@ -34,11 +34,39 @@ import (
 )
 
 // StatefulSetInformer provides access to a shared informer and lister for
-// StatefulSets.
+// StatefulSets. Prefer using the type-safe variant (see [TypedStatefulSetInformer]).
 type StatefulSetInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() appsv1.StatefulSetLister
 }
+
+// TypedStatefulSetInformer provides access to a shared informer and lister for
+// StatefulSets, including the type-safe TypedInformer variant.
+// It is a superset of StatefulSetInformer.
+type TypedStatefulSetInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() StatefulSetIndexInformer
+	Lister() appsv1.StatefulSetLister
+}
+
+// StatefulSetIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type StatefulSetIndexInformer cache.TypedSharedIndexInformer[*apiappsv1.StatefulSet]
+
+// StatefulSetHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for StatefulSet.
+type StatefulSetHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*apiappsv1.StatefulSet]
+
+// StatefulSetDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for StatefulSet.
+type StatefulSetDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*apiappsv1.StatefulSet]
+
+// StatefulSetFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for StatefulSet.
+type StatefulSetFilteringHandler = cache.TypedFilteringResourceEventHandler[*apiappsv1.StatefulSet]
+
+// StatefulSetIndexers is a specialization of [cache.TypedIndexers] for StatefulSet.
+type StatefulSetIndexers = cache.TypedIndexers[*apiappsv1.StatefulSet]
+
+// DeletedStatefulSet is a specialization of [cache.DeletedObject] for StatefulSet.
+type DeletedStatefulSet = cache.DeletedObject[*apiappsv1.StatefulSet]
 
 type statefulSetInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -49,25 +77,49 @@ type statefulSetInformer struct {
 // NewStatefulSetInformer constructs a new informer for StatefulSet type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedStatefulSetInformer]).
 func NewStatefulSetInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewStatefulSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedStatefulSetInformer constructs a new informer for StatefulSet type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedStatefulSetInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers StatefulSetIndexers) StatefulSetIndexInformer {
+	return NewTypedStatefulSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredStatefulSetInformer constructs a new informer for StatefulSet type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredStatefulSetInformer]).
 func NewFilteredStatefulSetInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
-	return NewStatefulSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+	return NewTypedStatefulSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredStatefulSetInformer constructs a new informer for StatefulSet type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredStatefulSetInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers StatefulSetIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) StatefulSetIndexInformer {
+	return NewTypedStatefulSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
 }
 
 // NewStatefulSetInformerWithOptions constructs a new informer for StatefulSet type with additional options.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedStatefulSetInformerWithOptions]).
 func NewStatefulSetInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedStatefulSetInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedStatefulSetInformerWithOptions constructs a new informer for StatefulSet type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedStatefulSetInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) StatefulSetIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
 	identifier := options.InformerName.WithResource(gvr)
 	tweakListOptions := options.TweakListOptions
-	return cache.NewSharedIndexInformerWithOptions(
+	return cache.NewTypedSharedIndexInformer[*apiappsv1.StatefulSet](cache.NewSharedIndexInformerWithOptions(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListFunc: func(opts metav1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
@@ -100,17 +152,57 @@ func NewStatefulSetInformerWithOptions(client kubernetes.Interface, namespace st
 			Indexers:     options.Indexers,
 			Identifier:   identifier,
 		},
-	)
+	))
 }
 
 func (f *statefulSetInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewStatefulSetInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return NewTypedStatefulSetInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
 func (f *statefulSetInformer) Informer() cache.SharedIndexInformer {
-	return f.factory.InformerFor(&apiappsv1.StatefulSet{}, f.defaultInformer)
+	return f.TypedInformer()
+}
+
+func (f *statefulSetInformer) TypedInformer() StatefulSetIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apiappsv1.StatefulSet](f.factory.InformerFor(&apiappsv1.StatefulSet{}, f.defaultInformer))
 }
 
 func (f *statefulSetInformer) Lister() appsv1.StatefulSetLister {
 	return appsv1.NewStatefulSetLister(f.Informer().GetIndexer())
+}
+
+// ToTypedStatefulSetInformer converts an untyped informer into a TypedStatefulSetInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *StatefulSet. If that is not the case, calling type-safe methods of the returned
+// TypedStatefulSetInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedStatefulSetInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedStatefulSetInformer(informer StatefulSetInformer) TypedStatefulSetInformer {
+	if informer, ok := informer.(TypedStatefulSetInformer); ok {
+		return informer
+	}
+	return &statefulSetTypedInformerAdapter{informer}
+}
+
+type statefulSetTypedInformerAdapter struct {
+	StatefulSetInformer
+}
+
+func (a *statefulSetTypedInformerAdapter) TypedInformer() StatefulSetIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apiappsv1.StatefulSet](a.Informer())
+}
+
+// ToStatefulSetIndexInformer converts an untyped informer into a StatefulSetIndexInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *StatefulSet. If that is not the case, calling type-safe methods of the returned
+// StatefulSetIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a StatefulSetIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToStatefulSetIndexInformer(informer cache.SharedIndexInformer) StatefulSetIndexInformer {
+	if informer, ok := informer.(StatefulSetIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*apiappsv1.StatefulSet](informer)
 }

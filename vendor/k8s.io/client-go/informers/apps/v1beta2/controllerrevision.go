@@ -34,11 +34,39 @@ import (
 )
 
 // ControllerRevisionInformer provides access to a shared informer and lister for
-// ControllerRevisions.
+// ControllerRevisions. Prefer using the type-safe variant (see [TypedControllerRevisionInformer]).
 type ControllerRevisionInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() appsv1beta2.ControllerRevisionLister
 }
+
+// TypedControllerRevisionInformer provides access to a shared informer and lister for
+// ControllerRevisions, including the type-safe TypedInformer variant.
+// It is a superset of ControllerRevisionInformer.
+type TypedControllerRevisionInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ControllerRevisionIndexInformer
+	Lister() appsv1beta2.ControllerRevisionLister
+}
+
+// ControllerRevisionIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ControllerRevisionIndexInformer cache.TypedSharedIndexInformer[*apiappsv1beta2.ControllerRevision]
+
+// ControllerRevisionHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ControllerRevision.
+type ControllerRevisionHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*apiappsv1beta2.ControllerRevision]
+
+// ControllerRevisionDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ControllerRevision.
+type ControllerRevisionDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*apiappsv1beta2.ControllerRevision]
+
+// ControllerRevisionFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ControllerRevision.
+type ControllerRevisionFilteringHandler = cache.TypedFilteringResourceEventHandler[*apiappsv1beta2.ControllerRevision]
+
+// ControllerRevisionIndexers is a specialization of [cache.TypedIndexers] for ControllerRevision.
+type ControllerRevisionIndexers = cache.TypedIndexers[*apiappsv1beta2.ControllerRevision]
+
+// DeletedControllerRevision is a specialization of [cache.DeletedObject] for ControllerRevision.
+type DeletedControllerRevision = cache.DeletedObject[*apiappsv1beta2.ControllerRevision]
 
 type controllerRevisionInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -49,25 +77,49 @@ type controllerRevisionInformer struct {
 // NewControllerRevisionInformer constructs a new informer for ControllerRevision type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedControllerRevisionInformer]).
 func NewControllerRevisionInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewControllerRevisionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedControllerRevisionInformer constructs a new informer for ControllerRevision type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedControllerRevisionInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers ControllerRevisionIndexers) ControllerRevisionIndexInformer {
+	return NewTypedControllerRevisionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredControllerRevisionInformer constructs a new informer for ControllerRevision type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredControllerRevisionInformer]).
 func NewFilteredControllerRevisionInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
-	return NewControllerRevisionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+	return NewTypedControllerRevisionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredControllerRevisionInformer constructs a new informer for ControllerRevision type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredControllerRevisionInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers ControllerRevisionIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ControllerRevisionIndexInformer {
+	return NewTypedControllerRevisionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
 }
 
 // NewControllerRevisionInformerWithOptions constructs a new informer for ControllerRevision type with additional options.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedControllerRevisionInformerWithOptions]).
 func NewControllerRevisionInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedControllerRevisionInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedControllerRevisionInformerWithOptions constructs a new informer for ControllerRevision type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedControllerRevisionInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) ControllerRevisionIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "controllerrevisions"}
 	identifier := options.InformerName.WithResource(gvr)
 	tweakListOptions := options.TweakListOptions
-	return cache.NewSharedIndexInformerWithOptions(
+	return cache.NewTypedSharedIndexInformer[*apiappsv1beta2.ControllerRevision](cache.NewSharedIndexInformerWithOptions(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListFunc: func(opts v1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
@@ -100,17 +152,57 @@ func NewControllerRevisionInformerWithOptions(client kubernetes.Interface, names
 			Indexers:     options.Indexers,
 			Identifier:   identifier,
 		},
-	)
+	))
 }
 
 func (f *controllerRevisionInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewControllerRevisionInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return NewTypedControllerRevisionInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
 func (f *controllerRevisionInformer) Informer() cache.SharedIndexInformer {
-	return f.factory.InformerFor(&apiappsv1beta2.ControllerRevision{}, f.defaultInformer)
+	return f.TypedInformer()
+}
+
+func (f *controllerRevisionInformer) TypedInformer() ControllerRevisionIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apiappsv1beta2.ControllerRevision](f.factory.InformerFor(&apiappsv1beta2.ControllerRevision{}, f.defaultInformer))
 }
 
 func (f *controllerRevisionInformer) Lister() appsv1beta2.ControllerRevisionLister {
 	return appsv1beta2.NewControllerRevisionLister(f.Informer().GetIndexer())
+}
+
+// ToTypedControllerRevisionInformer converts an untyped informer into a TypedControllerRevisionInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ControllerRevision. If that is not the case, calling type-safe methods of the returned
+// TypedControllerRevisionInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedControllerRevisionInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedControllerRevisionInformer(informer ControllerRevisionInformer) TypedControllerRevisionInformer {
+	if informer, ok := informer.(TypedControllerRevisionInformer); ok {
+		return informer
+	}
+	return &controllerRevisionTypedInformerAdapter{informer}
+}
+
+type controllerRevisionTypedInformerAdapter struct {
+	ControllerRevisionInformer
+}
+
+func (a *controllerRevisionTypedInformerAdapter) TypedInformer() ControllerRevisionIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apiappsv1beta2.ControllerRevision](a.Informer())
+}
+
+// ToControllerRevisionIndexInformer converts an untyped informer into a ControllerRevisionIndexInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ControllerRevision. If that is not the case, calling type-safe methods of the returned
+// ControllerRevisionIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ControllerRevisionIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToControllerRevisionIndexInformer(informer cache.SharedIndexInformer) ControllerRevisionIndexInformer {
+	if informer, ok := informer.(ControllerRevisionIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*apiappsv1beta2.ControllerRevision](informer)
 }

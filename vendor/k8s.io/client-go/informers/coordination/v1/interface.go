@@ -25,7 +25,7 @@ import (
 // Interface provides access to all the informers in this group version.
 type Interface interface {
 	// Leases returns a LeaseInformer.
-	Leases() LeaseInformer
+	Leases() TypedLeaseInformer
 }
 
 type version struct {
@@ -39,7 +39,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Leases returns a LeaseInformer.
-func (v *version) Leases() LeaseInformer {
+// Leases returns a TypedLeaseInformer.
+func (v *version) Leases() TypedLeaseInformer {
 	return &leaseInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -25,7 +25,7 @@ import (
 // Interface provides access to all the informers in this group version.
 type Interface interface {
 	// LeaseCandidates returns a LeaseCandidateInformer.
-	LeaseCandidates() LeaseCandidateInformer
+	LeaseCandidates() TypedLeaseCandidateInformer
 }
 
 type version struct {
@@ -39,7 +39,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// LeaseCandidates returns a LeaseCandidateInformer.
-func (v *version) LeaseCandidates() LeaseCandidateInformer {
+// LeaseCandidates returns a TypedLeaseCandidateInformer.
+func (v *version) LeaseCandidates() TypedLeaseCandidateInformer {
 	return &leaseCandidateInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -34,11 +34,39 @@ import (
 )
 
 // ConfigMapInformer provides access to a shared informer and lister for
-// ConfigMaps.
+// ConfigMaps. Prefer using the type-safe variant (see [TypedConfigMapInformer]).
 type ConfigMapInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() corev1.ConfigMapLister
 }
+
+// TypedConfigMapInformer provides access to a shared informer and lister for
+// ConfigMaps, including the type-safe TypedInformer variant.
+// It is a superset of ConfigMapInformer.
+type TypedConfigMapInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ConfigMapIndexInformer
+	Lister() corev1.ConfigMapLister
+}
+
+// ConfigMapIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ConfigMapIndexInformer cache.TypedSharedIndexInformer[*apicorev1.ConfigMap]
+
+// ConfigMapHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ConfigMap.
+type ConfigMapHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*apicorev1.ConfigMap]
+
+// ConfigMapDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ConfigMap.
+type ConfigMapDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*apicorev1.ConfigMap]
+
+// ConfigMapFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ConfigMap.
+type ConfigMapFilteringHandler = cache.TypedFilteringResourceEventHandler[*apicorev1.ConfigMap]
+
+// ConfigMapIndexers is a specialization of [cache.TypedIndexers] for ConfigMap.
+type ConfigMapIndexers = cache.TypedIndexers[*apicorev1.ConfigMap]
+
+// DeletedConfigMap is a specialization of [cache.DeletedObject] for ConfigMap.
+type DeletedConfigMap = cache.DeletedObject[*apicorev1.ConfigMap]
 
 type configMapInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -49,25 +77,49 @@ type configMapInformer struct {
 // NewConfigMapInformer constructs a new informer for ConfigMap type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedConfigMapInformer]).
 func NewConfigMapInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewConfigMapInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedConfigMapInformer constructs a new informer for ConfigMap type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedConfigMapInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers ConfigMapIndexers) ConfigMapIndexInformer {
+	return NewTypedConfigMapInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredConfigMapInformer constructs a new informer for ConfigMap type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredConfigMapInformer]).
 func NewFilteredConfigMapInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
-	return NewConfigMapInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+	return NewTypedConfigMapInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredConfigMapInformer constructs a new informer for ConfigMap type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredConfigMapInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers ConfigMapIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ConfigMapIndexInformer {
+	return NewTypedConfigMapInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
 }
 
 // NewConfigMapInformerWithOptions constructs a new informer for ConfigMap type with additional options.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedConfigMapInformerWithOptions]).
 func NewConfigMapInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedConfigMapInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedConfigMapInformerWithOptions constructs a new informer for ConfigMap type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedConfigMapInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) ConfigMapIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "configmaps"}
 	identifier := options.InformerName.WithResource(gvr)
 	tweakListOptions := options.TweakListOptions
-	return cache.NewSharedIndexInformerWithOptions(
+	return cache.NewTypedSharedIndexInformer[*apicorev1.ConfigMap](cache.NewSharedIndexInformerWithOptions(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListFunc: func(opts metav1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
@@ -100,17 +152,57 @@ func NewConfigMapInformerWithOptions(client kubernetes.Interface, namespace stri
 			Indexers:     options.Indexers,
 			Identifier:   identifier,
 		},
-	)
+	))
 }
 
 func (f *configMapInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewConfigMapInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return NewTypedConfigMapInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
 func (f *configMapInformer) Informer() cache.SharedIndexInformer {
-	return f.factory.InformerFor(&apicorev1.ConfigMap{}, f.defaultInformer)
+	return f.TypedInformer()
+}
+
+func (f *configMapInformer) TypedInformer() ConfigMapIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apicorev1.ConfigMap](f.factory.InformerFor(&apicorev1.ConfigMap{}, f.defaultInformer))
 }
 
 func (f *configMapInformer) Lister() corev1.ConfigMapLister {
 	return corev1.NewConfigMapLister(f.Informer().GetIndexer())
+}
+
+// ToTypedConfigMapInformer converts an untyped informer into a TypedConfigMapInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ConfigMap. If that is not the case, calling type-safe methods of the returned
+// TypedConfigMapInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedConfigMapInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedConfigMapInformer(informer ConfigMapInformer) TypedConfigMapInformer {
+	if informer, ok := informer.(TypedConfigMapInformer); ok {
+		return informer
+	}
+	return &configMapTypedInformerAdapter{informer}
+}
+
+type configMapTypedInformerAdapter struct {
+	ConfigMapInformer
+}
+
+func (a *configMapTypedInformerAdapter) TypedInformer() ConfigMapIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apicorev1.ConfigMap](a.Informer())
+}
+
+// ToConfigMapIndexInformer converts an untyped informer into a ConfigMapIndexInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ConfigMap. If that is not the case, calling type-safe methods of the returned
+// ConfigMapIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ConfigMapIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToConfigMapIndexInformer(informer cache.SharedIndexInformer) ConfigMapIndexInformer {
+	if informer, ok := informer.(ConfigMapIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*apicorev1.ConfigMap](informer)
 }

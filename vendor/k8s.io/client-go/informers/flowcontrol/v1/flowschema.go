@@ -34,11 +34,39 @@ import (
 )
 
 // FlowSchemaInformer provides access to a shared informer and lister for
-// FlowSchemas.
+// FlowSchemas. Prefer using the type-safe variant (see [TypedFlowSchemaInformer]).
 type FlowSchemaInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() flowcontrolv1.FlowSchemaLister
 }
+
+// TypedFlowSchemaInformer provides access to a shared informer and lister for
+// FlowSchemas, including the type-safe TypedInformer variant.
+// It is a superset of FlowSchemaInformer.
+type TypedFlowSchemaInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() FlowSchemaIndexInformer
+	Lister() flowcontrolv1.FlowSchemaLister
+}
+
+// FlowSchemaIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type FlowSchemaIndexInformer cache.TypedSharedIndexInformer[*apiflowcontrolv1.FlowSchema]
+
+// FlowSchemaHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for FlowSchema.
+type FlowSchemaHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*apiflowcontrolv1.FlowSchema]
+
+// FlowSchemaDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for FlowSchema.
+type FlowSchemaDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*apiflowcontrolv1.FlowSchema]
+
+// FlowSchemaFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for FlowSchema.
+type FlowSchemaFilteringHandler = cache.TypedFilteringResourceEventHandler[*apiflowcontrolv1.FlowSchema]
+
+// FlowSchemaIndexers is a specialization of [cache.TypedIndexers] for FlowSchema.
+type FlowSchemaIndexers = cache.TypedIndexers[*apiflowcontrolv1.FlowSchema]
+
+// DeletedFlowSchema is a specialization of [cache.DeletedObject] for FlowSchema.
+type DeletedFlowSchema = cache.DeletedObject[*apiflowcontrolv1.FlowSchema]
 
 type flowSchemaInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -48,25 +76,49 @@ type flowSchemaInformer struct {
 // NewFlowSchemaInformer constructs a new informer for FlowSchema type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFlowSchemaInformer]).
 func NewFlowSchemaInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewFlowSchemaInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedFlowSchemaInformer constructs a new informer for FlowSchema type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFlowSchemaInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers FlowSchemaIndexers) FlowSchemaIndexInformer {
+	return NewTypedFlowSchemaInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredFlowSchemaInformer constructs a new informer for FlowSchema type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredFlowSchemaInformer]).
 func NewFilteredFlowSchemaInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
-	return NewFlowSchemaInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+	return NewTypedFlowSchemaInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredFlowSchemaInformer constructs a new informer for FlowSchema type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredFlowSchemaInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers FlowSchemaIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) FlowSchemaIndexInformer {
+	return NewTypedFlowSchemaInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
 }
 
 // NewFlowSchemaInformerWithOptions constructs a new informer for FlowSchema type with additional options.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFlowSchemaInformerWithOptions]).
 func NewFlowSchemaInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedFlowSchemaInformerWithOptions(client, options)
+}
+
+// NewTypedFlowSchemaInformerWithOptions constructs a new informer for FlowSchema type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFlowSchemaInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) FlowSchemaIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"}
 	identifier := options.InformerName.WithResource(gvr)
 	tweakListOptions := options.TweakListOptions
-	return cache.NewSharedIndexInformerWithOptions(
+	return cache.NewTypedSharedIndexInformer[*apiflowcontrolv1.FlowSchema](cache.NewSharedIndexInformerWithOptions(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListFunc: func(opts metav1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
@@ -99,17 +151,57 @@ func NewFlowSchemaInformerWithOptions(client kubernetes.Interface, options inter
 			Indexers:     options.Indexers,
 			Identifier:   identifier,
 		},
-	)
+	))
 }
 
 func (f *flowSchemaInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewFlowSchemaInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return NewTypedFlowSchemaInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
 func (f *flowSchemaInformer) Informer() cache.SharedIndexInformer {
-	return f.factory.InformerFor(&apiflowcontrolv1.FlowSchema{}, f.defaultInformer)
+	return f.TypedInformer()
+}
+
+func (f *flowSchemaInformer) TypedInformer() FlowSchemaIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apiflowcontrolv1.FlowSchema](f.factory.InformerFor(&apiflowcontrolv1.FlowSchema{}, f.defaultInformer))
 }
 
 func (f *flowSchemaInformer) Lister() flowcontrolv1.FlowSchemaLister {
 	return flowcontrolv1.NewFlowSchemaLister(f.Informer().GetIndexer())
+}
+
+// ToTypedFlowSchemaInformer converts an untyped informer into a TypedFlowSchemaInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *FlowSchema. If that is not the case, calling type-safe methods of the returned
+// TypedFlowSchemaInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedFlowSchemaInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedFlowSchemaInformer(informer FlowSchemaInformer) TypedFlowSchemaInformer {
+	if informer, ok := informer.(TypedFlowSchemaInformer); ok {
+		return informer
+	}
+	return &flowSchemaTypedInformerAdapter{informer}
+}
+
+type flowSchemaTypedInformerAdapter struct {
+	FlowSchemaInformer
+}
+
+func (a *flowSchemaTypedInformerAdapter) TypedInformer() FlowSchemaIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apiflowcontrolv1.FlowSchema](a.Informer())
+}
+
+// ToFlowSchemaIndexInformer converts an untyped informer into a FlowSchemaIndexInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *FlowSchema. If that is not the case, calling type-safe methods of the returned
+// FlowSchemaIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a FlowSchemaIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToFlowSchemaIndexInformer(informer cache.SharedIndexInformer) FlowSchemaIndexInformer {
+	if informer, ok := informer.(FlowSchemaIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*apiflowcontrolv1.FlowSchema](informer)
 }

@@ -34,11 +34,39 @@ import (
 )
 
 // ServiceCIDRInformer provides access to a shared informer and lister for
-// ServiceCIDRs.
+// ServiceCIDRs. Prefer using the type-safe variant (see [TypedServiceCIDRInformer]).
 type ServiceCIDRInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() networkingv1beta1.ServiceCIDRLister
 }
+
+// TypedServiceCIDRInformer provides access to a shared informer and lister for
+// ServiceCIDRs, including the type-safe TypedInformer variant.
+// It is a superset of ServiceCIDRInformer.
+type TypedServiceCIDRInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ServiceCIDRIndexInformer
+	Lister() networkingv1beta1.ServiceCIDRLister
+}
+
+// ServiceCIDRIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ServiceCIDRIndexInformer cache.TypedSharedIndexInformer[*apinetworkingv1beta1.ServiceCIDR]
+
+// ServiceCIDRHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ServiceCIDR.
+type ServiceCIDRHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*apinetworkingv1beta1.ServiceCIDR]
+
+// ServiceCIDRDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ServiceCIDR.
+type ServiceCIDRDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*apinetworkingv1beta1.ServiceCIDR]
+
+// ServiceCIDRFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ServiceCIDR.
+type ServiceCIDRFilteringHandler = cache.TypedFilteringResourceEventHandler[*apinetworkingv1beta1.ServiceCIDR]
+
+// ServiceCIDRIndexers is a specialization of [cache.TypedIndexers] for ServiceCIDR.
+type ServiceCIDRIndexers = cache.TypedIndexers[*apinetworkingv1beta1.ServiceCIDR]
+
+// DeletedServiceCIDR is a specialization of [cache.DeletedObject] for ServiceCIDR.
+type DeletedServiceCIDR = cache.DeletedObject[*apinetworkingv1beta1.ServiceCIDR]
 
 type serviceCIDRInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -48,25 +76,49 @@ type serviceCIDRInformer struct {
 // NewServiceCIDRInformer constructs a new informer for ServiceCIDR type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedServiceCIDRInformer]).
 func NewServiceCIDRInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewServiceCIDRInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedServiceCIDRInformer constructs a new informer for ServiceCIDR type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedServiceCIDRInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers ServiceCIDRIndexers) ServiceCIDRIndexInformer {
+	return NewTypedServiceCIDRInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredServiceCIDRInformer constructs a new informer for ServiceCIDR type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredServiceCIDRInformer]).
 func NewFilteredServiceCIDRInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
-	return NewServiceCIDRInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+	return NewTypedServiceCIDRInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredServiceCIDRInformer constructs a new informer for ServiceCIDR type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredServiceCIDRInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers ServiceCIDRIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ServiceCIDRIndexInformer {
+	return NewTypedServiceCIDRInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
 }
 
 // NewServiceCIDRInformerWithOptions constructs a new informer for ServiceCIDR type with additional options.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedServiceCIDRInformerWithOptions]).
 func NewServiceCIDRInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedServiceCIDRInformerWithOptions(client, options)
+}
+
+// NewTypedServiceCIDRInformerWithOptions constructs a new informer for ServiceCIDR type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedServiceCIDRInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) ServiceCIDRIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1beta1", Resource: "servicecidrs"}
 	identifier := options.InformerName.WithResource(gvr)
 	tweakListOptions := options.TweakListOptions
-	return cache.NewSharedIndexInformerWithOptions(
+	return cache.NewTypedSharedIndexInformer[*apinetworkingv1beta1.ServiceCIDR](cache.NewSharedIndexInformerWithOptions(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListFunc: func(opts v1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
@@ -99,17 +151,57 @@ func NewServiceCIDRInformerWithOptions(client kubernetes.Interface, options inte
 			Indexers:     options.Indexers,
 			Identifier:   identifier,
 		},
-	)
+	))
 }
 
 func (f *serviceCIDRInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewServiceCIDRInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return NewTypedServiceCIDRInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
 func (f *serviceCIDRInformer) Informer() cache.SharedIndexInformer {
-	return f.factory.InformerFor(&apinetworkingv1beta1.ServiceCIDR{}, f.defaultInformer)
+	return f.TypedInformer()
+}
+
+func (f *serviceCIDRInformer) TypedInformer() ServiceCIDRIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apinetworkingv1beta1.ServiceCIDR](f.factory.InformerFor(&apinetworkingv1beta1.ServiceCIDR{}, f.defaultInformer))
 }
 
 func (f *serviceCIDRInformer) Lister() networkingv1beta1.ServiceCIDRLister {
 	return networkingv1beta1.NewServiceCIDRLister(f.Informer().GetIndexer())
+}
+
+// ToTypedServiceCIDRInformer converts an untyped informer into a TypedServiceCIDRInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ServiceCIDR. If that is not the case, calling type-safe methods of the returned
+// TypedServiceCIDRInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedServiceCIDRInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedServiceCIDRInformer(informer ServiceCIDRInformer) TypedServiceCIDRInformer {
+	if informer, ok := informer.(TypedServiceCIDRInformer); ok {
+		return informer
+	}
+	return &serviceCIDRTypedInformerAdapter{informer}
+}
+
+type serviceCIDRTypedInformerAdapter struct {
+	ServiceCIDRInformer
+}
+
+func (a *serviceCIDRTypedInformerAdapter) TypedInformer() ServiceCIDRIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apinetworkingv1beta1.ServiceCIDR](a.Informer())
+}
+
+// ToServiceCIDRIndexInformer converts an untyped informer into a ServiceCIDRIndexInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ServiceCIDR. If that is not the case, calling type-safe methods of the returned
+// ServiceCIDRIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ServiceCIDRIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToServiceCIDRIndexInformer(informer cache.SharedIndexInformer) ServiceCIDRIndexInformer {
+	if informer, ok := informer.(ServiceCIDRIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*apinetworkingv1beta1.ServiceCIDR](informer)
 }

@@ -34,11 +34,39 @@ import (
 )
 
 // RuntimeClassInformer provides access to a shared informer and lister for
-// RuntimeClasses.
+// RuntimeClasses. Prefer using the type-safe variant (see [TypedRuntimeClassInformer]).
 type RuntimeClassInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() nodev1alpha1.RuntimeClassLister
 }
+
+// TypedRuntimeClassInformer provides access to a shared informer and lister for
+// RuntimeClasses, including the type-safe TypedInformer variant.
+// It is a superset of RuntimeClassInformer.
+type TypedRuntimeClassInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() RuntimeClassIndexInformer
+	Lister() nodev1alpha1.RuntimeClassLister
+}
+
+// RuntimeClassIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type RuntimeClassIndexInformer cache.TypedSharedIndexInformer[*apinodev1alpha1.RuntimeClass]
+
+// RuntimeClassHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for RuntimeClass.
+type RuntimeClassHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*apinodev1alpha1.RuntimeClass]
+
+// RuntimeClassDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for RuntimeClass.
+type RuntimeClassDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*apinodev1alpha1.RuntimeClass]
+
+// RuntimeClassFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for RuntimeClass.
+type RuntimeClassFilteringHandler = cache.TypedFilteringResourceEventHandler[*apinodev1alpha1.RuntimeClass]
+
+// RuntimeClassIndexers is a specialization of [cache.TypedIndexers] for RuntimeClass.
+type RuntimeClassIndexers = cache.TypedIndexers[*apinodev1alpha1.RuntimeClass]
+
+// DeletedRuntimeClass is a specialization of [cache.DeletedObject] for RuntimeClass.
+type DeletedRuntimeClass = cache.DeletedObject[*apinodev1alpha1.RuntimeClass]
 
 type runtimeClassInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -48,25 +76,49 @@ type runtimeClassInformer struct {
 // NewRuntimeClassInformer constructs a new informer for RuntimeClass type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRuntimeClassInformer]).
 func NewRuntimeClassInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewRuntimeClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedRuntimeClassInformer constructs a new informer for RuntimeClass type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedRuntimeClassInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers RuntimeClassIndexers) RuntimeClassIndexInformer {
+	return NewTypedRuntimeClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredRuntimeClassInformer constructs a new informer for RuntimeClass type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredRuntimeClassInformer]).
 func NewFilteredRuntimeClassInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
-	return NewRuntimeClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+	return NewTypedRuntimeClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredRuntimeClassInformer constructs a new informer for RuntimeClass type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredRuntimeClassInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers RuntimeClassIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) RuntimeClassIndexInformer {
+	return NewTypedRuntimeClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
 }
 
 // NewRuntimeClassInformerWithOptions constructs a new informer for RuntimeClass type with additional options.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRuntimeClassInformerWithOptions]).
 func NewRuntimeClassInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedRuntimeClassInformerWithOptions(client, options)
+}
+
+// NewTypedRuntimeClassInformerWithOptions constructs a new informer for RuntimeClass type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedRuntimeClassInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) RuntimeClassIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1alpha1", Resource: "runtimeclasss"}
 	identifier := options.InformerName.WithResource(gvr)
 	tweakListOptions := options.TweakListOptions
-	return cache.NewSharedIndexInformerWithOptions(
+	return cache.NewTypedSharedIndexInformer[*apinodev1alpha1.RuntimeClass](cache.NewSharedIndexInformerWithOptions(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListFunc: func(opts v1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
@@ -99,17 +151,57 @@ func NewRuntimeClassInformerWithOptions(client kubernetes.Interface, options int
 			Indexers:     options.Indexers,
 			Identifier:   identifier,
 		},
-	)
+	))
 }
 
 func (f *runtimeClassInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewRuntimeClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return NewTypedRuntimeClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
 func (f *runtimeClassInformer) Informer() cache.SharedIndexInformer {
-	return f.factory.InformerFor(&apinodev1alpha1.RuntimeClass{}, f.defaultInformer)
+	return f.TypedInformer()
+}
+
+func (f *runtimeClassInformer) TypedInformer() RuntimeClassIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apinodev1alpha1.RuntimeClass](f.factory.InformerFor(&apinodev1alpha1.RuntimeClass{}, f.defaultInformer))
 }
 
 func (f *runtimeClassInformer) Lister() nodev1alpha1.RuntimeClassLister {
 	return nodev1alpha1.NewRuntimeClassLister(f.Informer().GetIndexer())
+}
+
+// ToTypedRuntimeClassInformer converts an untyped informer into a TypedRuntimeClassInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *RuntimeClass. If that is not the case, calling type-safe methods of the returned
+// TypedRuntimeClassInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedRuntimeClassInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedRuntimeClassInformer(informer RuntimeClassInformer) TypedRuntimeClassInformer {
+	if informer, ok := informer.(TypedRuntimeClassInformer); ok {
+		return informer
+	}
+	return &runtimeClassTypedInformerAdapter{informer}
+}
+
+type runtimeClassTypedInformerAdapter struct {
+	RuntimeClassInformer
+}
+
+func (a *runtimeClassTypedInformerAdapter) TypedInformer() RuntimeClassIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apinodev1alpha1.RuntimeClass](a.Informer())
+}
+
+// ToRuntimeClassIndexInformer converts an untyped informer into a RuntimeClassIndexInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *RuntimeClass. If that is not the case, calling type-safe methods of the returned
+// RuntimeClassIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a RuntimeClassIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToRuntimeClassIndexInformer(informer cache.SharedIndexInformer) RuntimeClassIndexInformer {
+	if informer, ok := informer.(RuntimeClassIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*apinodev1alpha1.RuntimeClass](informer)
 }

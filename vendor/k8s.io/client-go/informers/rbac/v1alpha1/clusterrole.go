@@ -34,11 +34,39 @@ import (
 )
 
 // ClusterRoleInformer provides access to a shared informer and lister for
-// ClusterRoles.
+// ClusterRoles. Prefer using the type-safe variant (see [TypedClusterRoleInformer]).
 type ClusterRoleInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() rbacv1alpha1.ClusterRoleLister
 }
+
+// TypedClusterRoleInformer provides access to a shared informer and lister for
+// ClusterRoles, including the type-safe TypedInformer variant.
+// It is a superset of ClusterRoleInformer.
+type TypedClusterRoleInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ClusterRoleIndexInformer
+	Lister() rbacv1alpha1.ClusterRoleLister
+}
+
+// ClusterRoleIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ClusterRoleIndexInformer cache.TypedSharedIndexInformer[*apirbacv1alpha1.ClusterRole]
+
+// ClusterRoleHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ClusterRole.
+type ClusterRoleHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*apirbacv1alpha1.ClusterRole]
+
+// ClusterRoleDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ClusterRole.
+type ClusterRoleDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*apirbacv1alpha1.ClusterRole]
+
+// ClusterRoleFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ClusterRole.
+type ClusterRoleFilteringHandler = cache.TypedFilteringResourceEventHandler[*apirbacv1alpha1.ClusterRole]
+
+// ClusterRoleIndexers is a specialization of [cache.TypedIndexers] for ClusterRole.
+type ClusterRoleIndexers = cache.TypedIndexers[*apirbacv1alpha1.ClusterRole]
+
+// DeletedClusterRole is a specialization of [cache.DeletedObject] for ClusterRole.
+type DeletedClusterRole = cache.DeletedObject[*apirbacv1alpha1.ClusterRole]
 
 type clusterRoleInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -48,25 +76,49 @@ type clusterRoleInformer struct {
 // NewClusterRoleInformer constructs a new informer for ClusterRole type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedClusterRoleInformer]).
 func NewClusterRoleInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewClusterRoleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedClusterRoleInformer constructs a new informer for ClusterRole type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedClusterRoleInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers ClusterRoleIndexers) ClusterRoleIndexInformer {
+	return NewTypedClusterRoleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredClusterRoleInformer constructs a new informer for ClusterRole type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredClusterRoleInformer]).
 func NewFilteredClusterRoleInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
-	return NewClusterRoleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+	return NewTypedClusterRoleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredClusterRoleInformer constructs a new informer for ClusterRole type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredClusterRoleInformer(client kubernetes.Interface, resyncPeriod time.Duration, indexers ClusterRoleIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ClusterRoleIndexInformer {
+	return NewTypedClusterRoleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
 }
 
 // NewClusterRoleInformerWithOptions constructs a new informer for ClusterRole type with additional options.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedClusterRoleInformerWithOptions]).
 func NewClusterRoleInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedClusterRoleInformerWithOptions(client, options)
+}
+
+// NewTypedClusterRoleInformerWithOptions constructs a new informer for ClusterRole type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedClusterRoleInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) ClusterRoleIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "clusterroles"}
 	identifier := options.InformerName.WithResource(gvr)
 	tweakListOptions := options.TweakListOptions
-	return cache.NewSharedIndexInformerWithOptions(
+	return cache.NewTypedSharedIndexInformer[*apirbacv1alpha1.ClusterRole](cache.NewSharedIndexInformerWithOptions(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListFunc: func(opts v1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
@@ -99,17 +151,57 @@ func NewClusterRoleInformerWithOptions(client kubernetes.Interface, options inte
 			Indexers:     options.Indexers,
 			Identifier:   identifier,
 		},
-	)
+	))
 }
 
 func (f *clusterRoleInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewClusterRoleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return NewTypedClusterRoleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
 func (f *clusterRoleInformer) Informer() cache.SharedIndexInformer {
-	return f.factory.InformerFor(&apirbacv1alpha1.ClusterRole{}, f.defaultInformer)
+	return f.TypedInformer()
+}
+
+func (f *clusterRoleInformer) TypedInformer() ClusterRoleIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apirbacv1alpha1.ClusterRole](f.factory.InformerFor(&apirbacv1alpha1.ClusterRole{}, f.defaultInformer))
 }
 
 func (f *clusterRoleInformer) Lister() rbacv1alpha1.ClusterRoleLister {
 	return rbacv1alpha1.NewClusterRoleLister(f.Informer().GetIndexer())
+}
+
+// ToTypedClusterRoleInformer converts an untyped informer into a TypedClusterRoleInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ClusterRole. If that is not the case, calling type-safe methods of the returned
+// TypedClusterRoleInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedClusterRoleInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedClusterRoleInformer(informer ClusterRoleInformer) TypedClusterRoleInformer {
+	if informer, ok := informer.(TypedClusterRoleInformer); ok {
+		return informer
+	}
+	return &clusterRoleTypedInformerAdapter{informer}
+}
+
+type clusterRoleTypedInformerAdapter struct {
+	ClusterRoleInformer
+}
+
+func (a *clusterRoleTypedInformerAdapter) TypedInformer() ClusterRoleIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apirbacv1alpha1.ClusterRole](a.Informer())
+}
+
+// ToClusterRoleIndexInformer converts an untyped informer into a ClusterRoleIndexInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ClusterRole. If that is not the case, calling type-safe methods of the returned
+// ClusterRoleIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ClusterRoleIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToClusterRoleIndexInformer(informer cache.SharedIndexInformer) ClusterRoleIndexInformer {
+	if informer, ok := informer.(ClusterRoleIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*apirbacv1alpha1.ClusterRole](informer)
 }

@@ -34,11 +34,39 @@ import (
 )
 
 // RoleInformer provides access to a shared informer and lister for
-// Roles.
+// Roles. Prefer using the type-safe variant (see [TypedRoleInformer]).
 type RoleInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() rbacv1alpha1.RoleLister
 }
+
+// TypedRoleInformer provides access to a shared informer and lister for
+// Roles, including the type-safe TypedInformer variant.
+// It is a superset of RoleInformer.
+type TypedRoleInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() RoleIndexInformer
+	Lister() rbacv1alpha1.RoleLister
+}
+
+// RoleIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type RoleIndexInformer cache.TypedSharedIndexInformer[*apirbacv1alpha1.Role]
+
+// RoleHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Role.
+type RoleHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*apirbacv1alpha1.Role]
+
+// RoleDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Role.
+type RoleDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*apirbacv1alpha1.Role]
+
+// RoleFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Role.
+type RoleFilteringHandler = cache.TypedFilteringResourceEventHandler[*apirbacv1alpha1.Role]
+
+// RoleIndexers is a specialization of [cache.TypedIndexers] for Role.
+type RoleIndexers = cache.TypedIndexers[*apirbacv1alpha1.Role]
+
+// DeletedRole is a specialization of [cache.DeletedObject] for Role.
+type DeletedRole = cache.DeletedObject[*apirbacv1alpha1.Role]
 
 type roleInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -49,25 +77,49 @@ type roleInformer struct {
 // NewRoleInformer constructs a new informer for Role type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRoleInformer]).
 func NewRoleInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewRoleInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedRoleInformer constructs a new informer for Role type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedRoleInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers RoleIndexers) RoleIndexInformer {
+	return NewTypedRoleInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredRoleInformer constructs a new informer for Role type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredRoleInformer]).
 func NewFilteredRoleInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
-	return NewRoleInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+	return NewTypedRoleInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredRoleInformer constructs a new informer for Role type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredRoleInformer(client kubernetes.Interface, namespace string, resyncPeriod time.Duration, indexers RoleIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) RoleIndexInformer {
+	return NewTypedRoleInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
 }
 
 // NewRoleInformerWithOptions constructs a new informer for Role type with additional options.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRoleInformerWithOptions]).
 func NewRoleInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedRoleInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedRoleInformerWithOptions constructs a new informer for Role type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedRoleInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) RoleIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "roles"}
 	identifier := options.InformerName.WithResource(gvr)
 	tweakListOptions := options.TweakListOptions
-	return cache.NewSharedIndexInformerWithOptions(
+	return cache.NewTypedSharedIndexInformer[*apirbacv1alpha1.Role](cache.NewSharedIndexInformerWithOptions(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListFunc: func(opts v1.ListOptions) (runtime.Object, error) {
 				if tweakListOptions != nil {
@@ -100,17 +152,57 @@ func NewRoleInformerWithOptions(client kubernetes.Interface, namespace string, o
 			Indexers:     options.Indexers,
 			Identifier:   identifier,
 		},
-	)
+	))
 }
 
 func (f *roleInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewRoleInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return NewTypedRoleInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
 func (f *roleInformer) Informer() cache.SharedIndexInformer {
-	return f.factory.InformerFor(&apirbacv1alpha1.Role{}, f.defaultInformer)
+	return f.TypedInformer()
+}
+
+func (f *roleInformer) TypedInformer() RoleIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apirbacv1alpha1.Role](f.factory.InformerFor(&apirbacv1alpha1.Role{}, f.defaultInformer))
 }
 
 func (f *roleInformer) Lister() rbacv1alpha1.RoleLister {
 	return rbacv1alpha1.NewRoleLister(f.Informer().GetIndexer())
+}
+
+// ToTypedRoleInformer converts an untyped informer into a TypedRoleInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Role. If that is not the case, calling type-safe methods of the returned
+// TypedRoleInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedRoleInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedRoleInformer(informer RoleInformer) TypedRoleInformer {
+	if informer, ok := informer.(TypedRoleInformer); ok {
+		return informer
+	}
+	return &roleTypedInformerAdapter{informer}
+}
+
+type roleTypedInformerAdapter struct {
+	RoleInformer
+}
+
+func (a *roleTypedInformerAdapter) TypedInformer() RoleIndexInformer {
+	return cache.NewTypedSharedIndexInformer[*apirbacv1alpha1.Role](a.Informer())
+}
+
+// ToRoleIndexInformer converts an untyped informer into a RoleIndexInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Role. If that is not the case, calling type-safe methods of the returned
+// RoleIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a RoleIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToRoleIndexInformer(informer cache.SharedIndexInformer) RoleIndexInformer {
+	if informer, ok := informer.(RoleIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*apirbacv1alpha1.Role](informer)
 }

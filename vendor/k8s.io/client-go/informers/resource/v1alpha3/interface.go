@@ -25,9 +25,9 @@ import (
 // Interface provides access to all the informers in this group version.
 type Interface interface {
 	// DeviceTaintRules returns a DeviceTaintRuleInformer.
-	DeviceTaintRules() DeviceTaintRuleInformer
+	DeviceTaintRules() TypedDeviceTaintRuleInformer
 	// ResourcePoolStatusRequests returns a ResourcePoolStatusRequestInformer.
-	ResourcePoolStatusRequests() ResourcePoolStatusRequestInformer
+	ResourcePoolStatusRequests() TypedResourcePoolStatusRequestInformer
 }
 
 type version struct {
@@ -41,12 +41,12 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// DeviceTaintRules returns a DeviceTaintRuleInformer.
-func (v *version) DeviceTaintRules() DeviceTaintRuleInformer {
+// DeviceTaintRules returns a TypedDeviceTaintRuleInformer.
+func (v *version) DeviceTaintRules() TypedDeviceTaintRuleInformer {
 	return &deviceTaintRuleInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
-// ResourcePoolStatusRequests returns a ResourcePoolStatusRequestInformer.
-func (v *version) ResourcePoolStatusRequests() ResourcePoolStatusRequestInformer {
+// ResourcePoolStatusRequests returns a TypedResourcePoolStatusRequestInformer.
+func (v *version) ResourcePoolStatusRequests() TypedResourcePoolStatusRequestInformer {
 	return &resourcePoolStatusRequestInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/go-openapi/swag"
 	"k8s.io/kube-openapi/pkg/internal"
 	jsonv2 "k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json"
+	"k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json/jsontext"
 )
 
 // Responses is a container for the expected responses of an operation.
@@ -78,11 +79,11 @@ func (r Responses) MarshalJSON() ([]byte, error) {
 	return concated, nil
 }
 
-func (r Responses) MarshalNextJSON(opts jsonv2.MarshalOptions, enc *jsonv2.Encoder) error {
+func (r Responses) MarshalJSONTo(enc *jsontext.Encoder) error {
 	type ArbitraryKeys map[string]interface{}
 	var x struct {
-		ArbitraryKeys
-		Default *Response `json:"default,omitempty"`
+		ArbitraryKeys ArbitraryKeys `json:",inline"`
+		Default       *Response     `json:"default,omitempty"`
 	}
 	x.ArbitraryKeys = make(map[string]any, len(r.Extensions)+len(r.StatusCodeResponses))
 	for k, v := range r.Extensions {
@@ -94,7 +95,7 @@ func (r Responses) MarshalNextJSON(opts jsonv2.MarshalOptions, enc *jsonv2.Encod
 		x.ArbitraryKeys[strconv.Itoa(k)] = v
 	}
 	x.Default = r.Default
-	return opts.MarshalNext(enc, x)
+	return jsonv2.MarshalEncode(enc, x)
 }
 
 // ResponsesProps describes all responses for an operation.
@@ -150,7 +151,7 @@ func (r *ResponsesProps) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (r *Responses) UnmarshalNextJSON(opts jsonv2.UnmarshalOptions, dec *jsonv2.Decoder) (err error) {
+func (r *Responses) UnmarshalJSONFrom(dec *jsontext.Decoder) (err error) {
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return err
@@ -172,7 +173,7 @@ func (r *Responses) UnmarshalNextJSON(opts jsonv2.UnmarshalOptions, dec *jsonv2.
 			switch k := tok.String(); {
 			case internal.IsExtensionKey(k):
 				ext = nil
-				if err := opts.UnmarshalNext(dec, &ext); err != nil {
+				if err := jsonv2.UnmarshalDecode(dec, &ext); err != nil {
 					return err
 				}
 
@@ -182,7 +183,7 @@ func (r *Responses) UnmarshalNextJSON(opts jsonv2.UnmarshalOptions, dec *jsonv2.
 				r.Extensions[k] = ext
 			case k == "default":
 				resp = Response{}
-				if err := opts.UnmarshalNext(dec, &resp); err != nil {
+				if err := jsonv2.UnmarshalDecode(dec, &resp); err != nil {
 					return err
 				}
 
@@ -191,7 +192,7 @@ func (r *Responses) UnmarshalNextJSON(opts jsonv2.UnmarshalOptions, dec *jsonv2.
 			default:
 				if nk, err := strconv.Atoi(k); err == nil {
 					resp = Response{}
-					if err := opts.UnmarshalNext(dec, &resp); err != nil {
+					if err := jsonv2.UnmarshalDecode(dec, &resp); err != nil {
 						return err
 					}
 

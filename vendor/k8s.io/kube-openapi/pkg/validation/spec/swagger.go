@@ -21,6 +21,7 @@ import (
 	"github.com/go-openapi/swag"
 	"k8s.io/kube-openapi/pkg/internal"
 	jsonv2 "k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json"
+	"k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json/jsontext"
 )
 
 // Swagger this is the root document object for the API specification.
@@ -50,14 +51,14 @@ func (s Swagger) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON marshals this swagger structure to json
-func (s Swagger) MarshalNextJSON(opts jsonv2.MarshalOptions, enc *jsonv2.Encoder) error {
+func (s Swagger) MarshalJSONTo(enc *jsontext.Encoder) error {
 	var x struct {
-		Extensions
+		Extensions Extensions `json:",inline"`
 		SwaggerProps
 	}
 	x.Extensions = internal.SanitizeExtensions(s.Extensions)
 	x.SwaggerProps = s.SwaggerProps
-	return opts.MarshalNext(enc, x)
+	return jsonv2.MarshalEncode(enc, x)
 }
 
 // UnmarshalJSON unmarshals a swagger spec from json
@@ -76,16 +77,16 @@ func (s *Swagger) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (s *Swagger) UnmarshalNextJSON(opts jsonv2.UnmarshalOptions, dec *jsonv2.Decoder) error {
+func (s *Swagger) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	// Note: If you're willing to make breaking changes, it is possible to
 	// optimize this and other usages of this pattern:
 	// https://github.com/kubernetes/kube-openapi/pull/319#discussion_r983165948
 	var x struct {
-		Extensions
+		Extensions Extensions `json:",inline"`
 		SwaggerProps
 	}
 
-	if err := opts.UnmarshalNext(dec, &x); err != nil {
+	if err := jsonv2.UnmarshalDecode(dec, &x); err != nil {
 		return err
 	}
 	s.Extensions = internal.SanitizeExtensions(x.Extensions)
@@ -146,15 +147,15 @@ func (s SchemaOrBool) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON convert this object to JSON
-func (s SchemaOrBool) MarshalNextJSON(opts jsonv2.MarshalOptions, enc *jsonv2.Encoder) error {
+func (s SchemaOrBool) MarshalJSONTo(enc *jsontext.Encoder) error {
 	if s.Schema != nil {
-		return opts.MarshalNext(enc, s.Schema)
+		return jsonv2.MarshalEncode(enc, s.Schema)
 	}
 
 	if s.Schema == nil && !s.Allows {
-		return enc.WriteToken(jsonv2.False)
+		return enc.WriteToken(jsontext.False)
 	}
-	return enc.WriteToken(jsonv2.True)
+	return enc.WriteToken(jsontext.True)
 }
 
 // UnmarshalJSON converts this bool or schema object from a JSON structure
@@ -178,17 +179,17 @@ func (s *SchemaOrBool) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (s *SchemaOrBool) UnmarshalNextJSON(opts jsonv2.UnmarshalOptions, dec *jsonv2.Decoder) error {
+func (s *SchemaOrBool) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '{':
-		err := opts.UnmarshalNext(dec, &s.Schema)
+		err := jsonv2.UnmarshalDecode(dec, &s.Schema)
 		if err != nil {
 			return err
 		}
 		s.Allows = true
 		return nil
 	case 't', 'f':
-		err := opts.UnmarshalNext(dec, &s.Allows)
+		err := jsonv2.UnmarshalDecode(dec, &s.Allows)
 		if err != nil {
 			return err
 		}
@@ -219,14 +220,14 @@ func (s SchemaOrStringArray) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON converts this schema object or array into JSON structure
-func (s SchemaOrStringArray) MarshalNextJSON(opts jsonv2.MarshalOptions, enc *jsonv2.Encoder) error {
+func (s SchemaOrStringArray) MarshalJSONTo(enc *jsontext.Encoder) error {
 	if len(s.Property) > 0 {
-		return opts.MarshalNext(enc, s.Property)
+		return jsonv2.MarshalEncode(enc, s.Property)
 	}
 	if s.Schema != nil {
-		return opts.MarshalNext(enc, s.Schema)
+		return jsonv2.MarshalEncode(enc, s.Schema)
 	}
-	return enc.WriteToken(jsonv2.Null)
+	return enc.WriteToken(jsontext.Null)
 }
 
 // UnmarshalJSON converts this schema object or array from a JSON structure
@@ -256,12 +257,12 @@ func (s *SchemaOrStringArray) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (s *SchemaOrStringArray) UnmarshalNextJSON(opts jsonv2.UnmarshalOptions, dec *jsonv2.Decoder) error {
+func (s *SchemaOrStringArray) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch dec.PeekKind() {
 	case '{':
-		return opts.UnmarshalNext(dec, &s.Schema)
+		return jsonv2.UnmarshalDecode(dec, &s.Schema)
 	case '[':
-		return opts.UnmarshalNext(dec, &s.Property)
+		return jsonv2.UnmarshalDecode(dec, &s.Property)
 	default:
 		_, err := dec.ReadValue()
 		return err
@@ -332,14 +333,14 @@ func (s *StringOrArray) UnmarshalJSON(data []byte) error {
 	}
 }
 
-func (s *StringOrArray) UnmarshalNextJSON(opts jsonv2.UnmarshalOptions, dec *jsonv2.Decoder) error {
+func (s *StringOrArray) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '[':
 		*s = StringOrArray{}
-		return opts.UnmarshalNext(dec, (*[]string)(s))
+		return jsonv2.UnmarshalDecode(dec, (*[]string)(s))
 	case '"':
 		*s = StringOrArray{""}
-		return opts.UnmarshalNext(dec, &(*s)[0])
+		return jsonv2.UnmarshalDecode(dec, &(*s)[0])
 	case 'n':
 		// Throw out null token
 		_, _ = dec.ReadToken()
@@ -392,11 +393,11 @@ func (s SchemaOrArray) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON converts this schema object or array into JSON structure
-func (s SchemaOrArray) MarshalNextJSON(opts jsonv2.MarshalOptions, enc *jsonv2.Encoder) error {
+func (s SchemaOrArray) MarshalJSONTo(enc *jsontext.Encoder) error {
 	if s.Schemas != nil {
-		return opts.MarshalNext(enc, s.Schemas)
+		return jsonv2.MarshalEncode(enc, s.Schemas)
 	}
-	return opts.MarshalNext(enc, s.Schema)
+	return jsonv2.MarshalEncode(enc, s.Schema)
 }
 
 // UnmarshalJSON converts this schema object or array from a JSON structure
@@ -426,12 +427,12 @@ func (s *SchemaOrArray) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (s *SchemaOrArray) UnmarshalNextJSON(opts jsonv2.UnmarshalOptions, dec *jsonv2.Decoder) error {
+func (s *SchemaOrArray) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch dec.PeekKind() {
 	case '{':
-		return opts.UnmarshalNext(dec, &s.Schema)
+		return jsonv2.UnmarshalDecode(dec, &s.Schema)
 	case '[':
-		return opts.UnmarshalNext(dec, &s.Schemas)
+		return jsonv2.UnmarshalDecode(dec, &s.Schemas)
 	default:
 		_, err := dec.ReadValue()
 		return err

@@ -17,11 +17,10 @@ limitations under the License.
 package json
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -35,14 +34,14 @@ import (
 func streamEncodeCollections(obj runtime.Object, w io.Writer) (bool, error) {
 	list, ok := obj.(*unstructured.UnstructuredList)
 	if ok {
-		return true, streamingEncodeUnstructuredList(w, list)
+		return true, newStreamEncoder(w).encodeUnstructuredList(list)
 	}
 	if _, ok := obj.(json.Marshaler); ok {
 		return false, nil
 	}
 	typeMeta, listMeta, items, err := getListMeta(obj)
 	if err == nil {
-		return true, streamingEncodeList(w, typeMeta, listMeta, items)
+		return true, newStreamEncoder(w).encodeList(typeMeta, listMeta, items)
 	}
 	return false, nil
 }
@@ -67,8 +66,13 @@ func getListMeta(list runtime.Object) (metav1.TypeMeta, metav1.ListMeta, []runti
 	if !ok {
 		return metav1.TypeMeta{}, metav1.ListMeta{}, nil, fmt.Errorf("expected TypeMeta field to have TypeMeta type")
 	}
-	if listType.Field(0).Tag.Get("json") != ",inline" {
-		return metav1.TypeMeta{}, metav1.ListMeta{}, nil, fmt.Errorf(`expected TypeMeta json field tag to be ",inline"`)
+	if !listType.Field(0).Anonymous {
+		return metav1.TypeMeta{}, metav1.ListMeta{}, nil, fmt.Errorf(`expected TypeMeta json field tag to be embedded`)
+	}
+	if jsonTag, jsonTagExists := listType.Field(0).Tag.Lookup("json"); !jsonTagExists {
+		return metav1.TypeMeta{}, metav1.ListMeta{}, nil, fmt.Errorf(`expected TypeMeta json field tag`)
+	} else if jsonTag != "" && jsonTag != ",inline" {
+		return metav1.TypeMeta{}, metav1.ListMeta{}, nil, fmt.Errorf(`expected TypeMeta json field tag to be "" or ",inline"`)
 	}
 	// ListMeta
 	listMeta, ok := listValue.Field(1).Interface().(metav1.ListMeta)
@@ -89,45 +93,59 @@ func getListMeta(list runtime.Object) (metav1.TypeMeta, metav1.ListMeta, []runti
 	return typeMeta, listMeta, items, nil
 }
 
-func streamingEncodeList(w io.Writer, typeMeta metav1.TypeMeta, listMeta metav1.ListMeta, items []runtime.Object) error {
+// streamEncoder encodes JSON values to w, reusing an internal buffer across
+// values to avoid the fresh output allocation json.Marshal makes per call.
+type streamEncoder struct {
+	w    io.Writer
+	buf  bytes.Buffer
+	json *json.Encoder
+}
+
+func newStreamEncoder(w io.Writer) *streamEncoder {
+	e := &streamEncoder{w: w}
+	e.json = json.NewEncoder(&e.buf)
+	return e
+}
+
+func (e *streamEncoder) encodeList(typeMeta metav1.TypeMeta, listMeta metav1.ListMeta, items []runtime.Object) error {
 	// Start
-	if _, err := w.Write([]byte(`{`)); err != nil {
+	if _, err := e.w.Write([]byte(`{`)); err != nil {
 		return err
 	}
 
 	// TypeMeta
 	if typeMeta.Kind != "" {
-		if err := encodeKeyValuePair(w, "kind", typeMeta.Kind, []byte(",")); err != nil {
+		if err := e.encodeKeyValuePair("kind", typeMeta.Kind, []byte(",")); err != nil {
 			return err
 		}
 	}
 	if typeMeta.APIVersion != "" {
-		if err := encodeKeyValuePair(w, "apiVersion", typeMeta.APIVersion, []byte(",")); err != nil {
+		if err := e.encodeKeyValuePair("apiVersion", typeMeta.APIVersion, []byte(",")); err != nil {
 			return err
 		}
 	}
 
 	// ListMeta
-	if err := encodeKeyValuePair(w, "metadata", listMeta, []byte(",")); err != nil {
+	if err := e.encodeKeyValuePair("metadata", listMeta, []byte(",")); err != nil {
 		return err
 	}
 
 	// Items
-	if err := encodeItemsObjectSlice(w, items); err != nil {
+	if err := e.encodeItemsObjectSlice(items); err != nil {
 		return err
 	}
 
 	// End
-	_, err := w.Write([]byte("}\n"))
+	_, err := e.w.Write([]byte("}\n"))
 	return err
 }
 
-func encodeItemsObjectSlice(w io.Writer, items []runtime.Object) (err error) {
+func (e *streamEncoder) encodeItemsObjectSlice(items []runtime.Object) (err error) {
 	if items == nil {
-		err := encodeKeyValuePair(w, "items", nil, nil)
+		err := e.encodeKeyValuePair("items", nil, nil)
 		return err
 	}
-	_, err = w.Write([]byte(`"items":[`))
+	_, err = e.w.Write([]byte(`"items":[`))
 	if err != nil {
 		return err
 	}
@@ -136,24 +154,27 @@ func encodeItemsObjectSlice(w io.Writer, items []runtime.Object) (err error) {
 		if i == len(items)-1 {
 			suffix = nil
 		}
-		err := encodeValue(w, item, suffix)
+		err := e.encodeValue(item, suffix)
 		if err != nil {
 			return err
 		}
 	}
-	_, err = w.Write([]byte("]"))
+	_, err = e.w.Write([]byte("]"))
 	if err != nil {
 		return err
 	}
 	return err
 }
 
-func streamingEncodeUnstructuredList(w io.Writer, list *unstructured.UnstructuredList) error {
-	_, err := w.Write([]byte(`{`))
+func (e *streamEncoder) encodeUnstructuredList(list *unstructured.UnstructuredList) error {
+	_, err := e.w.Write([]byte(`{`))
 	if err != nil {
 		return err
 	}
-	keys := slices.Collect(maps.Keys(list.Object))
+	keys := make([]string, 0, len(list.Object)+1)
+	for key := range list.Object {
+		keys = append(keys, key)
+	}
 	if _, exists := list.Object["items"]; !exists {
 		keys = append(keys, "items")
 	}
@@ -165,20 +186,20 @@ func streamingEncodeUnstructuredList(w io.Writer, list *unstructured.Unstructure
 			suffix = nil
 		}
 		if key == "items" {
-			err = encodeItemsUnstructuredSlice(w, list.Items, suffix)
+			err = e.encodeItemsUnstructuredSlice(list.Items, suffix)
 		} else {
-			err = encodeKeyValuePair(w, key, list.Object[key], suffix)
+			err = e.encodeKeyValuePair(key, list.Object[key], suffix)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	_, err = w.Write([]byte("}\n"))
+	_, err = e.w.Write([]byte("}\n"))
 	return err
 }
 
-func encodeItemsUnstructuredSlice(w io.Writer, items []unstructured.Unstructured, suffix []byte) (err error) {
-	_, err = w.Write([]byte(`"items":[`))
+func (e *streamEncoder) encodeItemsUnstructuredSlice(items []unstructured.Unstructured, suffix []byte) (err error) {
+	_, err = e.w.Write([]byte(`"items":[`))
 	if err != nil {
 		return err
 	}
@@ -187,44 +208,42 @@ func encodeItemsUnstructuredSlice(w io.Writer, items []unstructured.Unstructured
 		if i == len(items)-1 {
 			comma = nil
 		}
-		err := encodeValue(w, item.Object, comma)
+		err := e.encodeValue(item.Object, comma)
 		if err != nil {
 			return err
 		}
 	}
-	_, err = w.Write([]byte("]"))
+	_, err = e.w.Write([]byte("]"))
 	if err != nil {
 		return err
 	}
 	if len(suffix) > 0 {
-		_, err = w.Write(suffix)
+		_, err = e.w.Write(suffix)
 	}
 	return err
 }
 
-func encodeKeyValuePair(w io.Writer, key string, value any, suffix []byte) (err error) {
-	err = encodeValue(w, key, []byte(":"))
+func (e *streamEncoder) encodeKeyValuePair(key string, value any, suffix []byte) (err error) {
+	err = e.encodeValue(key, []byte(":"))
 	if err != nil {
 		return err
 	}
-	err = encodeValue(w, value, suffix)
+	err = e.encodeValue(value, suffix)
 	if err != nil {
 		return err
 	}
 	return err
 }
 
-func encodeValue(w io.Writer, value any, suffix []byte) error {
-	data, err := json.Marshal(value)
-	if err != nil {
+func (e *streamEncoder) encodeValue(value any, suffix []byte) error {
+	e.buf.Reset()
+	if err := e.json.Encode(value); err != nil {
 		return err
 	}
-	_, err = w.Write(data)
-	if err != nil {
-		return err
-	}
-	if len(suffix) > 0 {
-		_, err = w.Write(suffix)
-	}
+	// Encode appends a newline after the value; replace it with the suffix to
+	// keep the output identical to json.Marshal's.
+	e.buf.Truncate(e.buf.Len() - 1)
+	e.buf.Write(suffix)
+	_, err := e.w.Write(e.buf.Bytes())
 	return err
 }

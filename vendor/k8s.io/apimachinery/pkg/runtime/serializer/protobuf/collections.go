@@ -17,6 +17,7 @@ limitations under the License.
 package protobuf
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"math/bits"
@@ -134,27 +135,23 @@ func streamingEncodeUnknownList(w io.Writer, unk runtime.Unknown, listData strea
 }
 
 func streamingEncodeList(w io.Writer, listData streamingListData, memAlloc runtime.MemoryAllocator) (size int, err error) {
+	// headerScratch escapes via w.Write, so allocate it once per call instead of once per item.
+	headerScratch := make([]byte, 1+binary.MaxVarintLen64)
 	// ListMeta; 0xa = (1 << 3) | 2; field number: 1, type: 2 (LEN). https://protobuf.dev/programming-guides/encoding/#structure
-	n, err := doEncodeWithHeader(&listData.listMeta, w, 0xa, listData.listMetaSize, memAlloc)
+	n, err := doEncodeWithHeader(&listData.listMeta, w, 0xa, listData.listMetaSize, headerScratch, memAlloc)
 	size += n
 	if err != nil {
 		return size, err
 	}
 	// Items; 0x12 = (2 << 3) | 2; field number: 2, type: 2 (LEN). https://protobuf.dev/programming-guides/encoding/#structure
 	for i, item := range listData.items {
-		n, err := doEncodeWithHeader(item, w, 0x12, listData.itemsSizes[i], memAlloc)
+		n, err := doEncodeWithHeader(item, w, 0x12, listData.itemsSizes[i], headerScratch, memAlloc)
 		size += n
 		if err != nil {
 			return size, err
 		}
 	}
 	return size, nil
-}
-
-func writeVarintGenerated(w io.Writer, v int) (int, error) {
-	buf := make([]byte, sovGenerated(uint64(v)))
-	encodeVarintGenerated(buf, len(buf), uint64(v))
-	return w.Write(buf)
 }
 
 // sovGenerated is copied from `generated.pb.go` returns size of varint.

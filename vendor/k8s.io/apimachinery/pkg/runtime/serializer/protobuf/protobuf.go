@@ -199,6 +199,7 @@ func (s *Serializer) encode(obj runtime.Object, w io.Writer, memAlloc runtime.Me
 
 func (s *Serializer) doEncode(obj runtime.Object, w io.Writer, memAlloc runtime.MemoryAllocator) error {
 	if memAlloc == nil {
+		//nolint:logcheck // Should not be reached in normal operations.
 		klog.Error("a mandatory memory allocator wasn't provided, this might have a negative impact on performance, check invocations of EncodeWithAllocator method, falling back on runtime.SimpleAllocator")
 		memAlloc = &runtime.SimpleAllocator{}
 	}
@@ -470,15 +471,12 @@ func (s *RawSerializer) doEncode(obj runtime.Object, w io.Writer, memAlloc runti
 	return err
 }
 
-func doEncodeWithHeader(obj any, w io.Writer, field byte, precomputedSize int, memAlloc runtime.MemoryAllocator) (size int, err error) {
-	// Field identifier
-	n, err := w.Write([]byte{field})
-	size += n
-	if err != nil {
-		return size, err
-	}
-	// Size
-	n, err = writeVarintGenerated(w, precomputedSize)
+func doEncodeWithHeader(obj any, w io.Writer, field byte, precomputedSize int, headerScratch []byte, memAlloc runtime.MemoryAllocator) (size int, err error) {
+	// Field identifier and size
+	header := headerScratch[:1+sovGenerated(uint64(precomputedSize))]
+	header[0] = field
+	encodeVarintGenerated(header, len(header), uint64(precomputedSize))
+	n, err := w.Write(header)
 	size += n
 	if err != nil {
 		return size, err
@@ -500,6 +498,7 @@ func doEncodeWithHeader(obj any, w io.Writer, field byte, precomputedSize int, m
 // precomputedObjSize should not include header bytes (field identifier, size).
 func doEncode(obj any, w io.Writer, precomputedObjSize *int, memAlloc runtime.MemoryAllocator) (int, error) {
 	if memAlloc == nil {
+		//nolint:logcheck // Should not be reached in normal operations.
 		klog.Error("a mandatory memory allocator wasn't provided, this might have a negative impact on performance, check invocations of EncodeWithAllocator method, falling back on runtime.SimpleAllocator")
 		memAlloc = &runtime.SimpleAllocator{}
 	}

@@ -29,6 +29,8 @@ import (
 type CertificatesV1Interface interface {
 	RESTClient() rest.Interface
 	CertificateSigningRequestsGetter
+	ClusterTrustBundlesGetter
+	PodCertificateRequestsGetter
 }
 
 // CertificatesV1Client is used to interact with features provided by the certificates.k8s.io group.
@@ -38,6 +40,14 @@ type CertificatesV1Client struct {
 
 func (c *CertificatesV1Client) CertificateSigningRequests() CertificateSigningRequestInterface {
 	return newCertificateSigningRequests(c)
+}
+
+func (c *CertificatesV1Client) ClusterTrustBundles() ClusterTrustBundleInterface {
+	return newClusterTrustBundles(c)
+}
+
+func (c *CertificatesV1Client) PodCertificateRequests(namespace string) PodCertificateRequestInterface {
+	return newPodCertificateRequests(c, namespace)
 }
 
 // NewForConfig creates a new CertificatesV1Client for the given config.

@@ -19,3 +19,7 @@ limitations under the License.
 package v1
 
 type CertificateSigningRequestExpansion interface{}
+
+type ClusterTrustBundleExpansion interface{}
+
+type PodCertificateRequestExpansion interface{}

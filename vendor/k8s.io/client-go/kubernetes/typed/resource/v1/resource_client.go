@@ -29,6 +29,7 @@ import (
 type ResourceV1Interface interface {
 	RESTClient() rest.Interface
 	DeviceClassesGetter
+	DeviceTaintRulesGetter
 	ResourceClaimsGetter
 	ResourceClaimTemplatesGetter
 	ResourceSlicesGetter
@@ -41,6 +42,10 @@ type ResourceV1Client struct {
 
 func (c *ResourceV1Client) DeviceClasses() DeviceClassInterface {
 	return newDeviceClasses(c)
+}
+
+func (c *ResourceV1Client) DeviceTaintRules() DeviceTaintRuleInterface {
+	return newDeviceTaintRules(c)
 }
 
 func (c *ResourceV1Client) ResourceClaims(namespace string) ResourceClaimInterface {

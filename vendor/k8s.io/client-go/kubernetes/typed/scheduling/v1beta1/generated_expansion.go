@@ -18,4 +18,8 @@ limitations under the License.
 
 package v1beta1
 
+type PodGroupExpansion interface{}
+
 type PriorityClassExpansion interface{}
+
+type WorkloadExpansion interface{}

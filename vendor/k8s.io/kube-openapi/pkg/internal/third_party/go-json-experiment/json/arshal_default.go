@@ -6,6 +6,8 @@ package json
 
 import (
 	"bytes"
+	"cmp"
+	"encoding"
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
@@ -13,9 +15,16 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
+
+	"k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json/internal"
+	"k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json/internal/jsonflags"
+	"k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json/internal/jsonopts"
+	"k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json/internal/jsonwire"
+	"k8s.io/kube-openapi/pkg/internal/third_party/go-json-experiment/json/jsontext"
 )
 
 // optimizeCommon specifies whether to use optimizations targeted for certain
@@ -25,42 +34,54 @@ const optimizeCommon = true
 
 var (
 	// Most natural Go type that correspond with each JSON type.
-	anyType          = reflect.TypeOf((*any)(nil)).Elem()            // JSON value
-	boolType         = reflect.TypeOf((*bool)(nil)).Elem()           // JSON bool
-	stringType       = reflect.TypeOf((*string)(nil)).Elem()         // JSON string
-	float64Type      = reflect.TypeOf((*float64)(nil)).Elem()        // JSON number
-	mapStringAnyType = reflect.TypeOf((*map[string]any)(nil)).Elem() // JSON object
-	sliceAnyType     = reflect.TypeOf((*[]any)(nil)).Elem()          // JSON array
+	anyType          = reflect.TypeFor[any]()            // JSON value
+	boolType         = reflect.TypeFor[bool]()           // JSON bool
+	stringType       = reflect.TypeFor[string]()         // JSON string
+	float64Type      = reflect.TypeFor[float64]()        // JSON number
+	mapStringAnyType = reflect.TypeFor[map[string]any]() // JSON object
+	sliceAnyType     = reflect.TypeFor[[]any]()          // JSON array
 
-	bytesType       = reflect.TypeOf((*[]byte)(nil)).Elem()
-	emptyStructType = reflect.TypeOf((*struct{})(nil)).Elem()
+	bytesType       = reflect.TypeFor[[]byte]()
+	emptyStructType = reflect.TypeFor[struct{}]()
 )
 
 const startDetectingCyclesAfter = 1000
 
-type seenPointers map[typedPointer]struct{}
+type seenPointers = map[any]struct{}
 
 type typedPointer struct {
 	typ reflect.Type
 	ptr any // always stores unsafe.Pointer, but avoids depending on unsafe
+	len int // remember slice length to avoid false positives
 }
 
-// visit visits pointer p of type t, reporting an error if seen before.
+// visitPointer visits pointer p of type t, reporting an error if seen before.
 // If successfully visited, then the caller must eventually call leave.
-func (m *seenPointers) visit(v reflect.Value) error {
-	p := typedPointer{v.Type(), v.UnsafePointer()}
+func visitPointer(m *seenPointers, v reflect.Value) error {
+	p := typedPointer{v.Type(), v.UnsafePointer(), sliceLen(v)}
 	if _, ok := (*m)[p]; ok {
-		return &SemanticError{action: "marshal", GoType: p.typ, Err: errors.New("encountered a cycle")}
+		return internal.ErrCycle
 	}
 	if *m == nil {
-		*m = make(map[typedPointer]struct{})
+		*m = make(seenPointers)
 	}
 	(*m)[p] = struct{}{}
 	return nil
 }
-func (m *seenPointers) leave(v reflect.Value) {
-	p := typedPointer{v.Type(), v.UnsafePointer()}
+func leavePointer(m *seenPointers, v reflect.Value) {
+	p := typedPointer{v.Type(), v.UnsafePointer(), sliceLen(v)}
 	delete(*m, p)
+}
+
+func sliceLen(v reflect.Value) int {
+	if v.Kind() == reflect.Slice {
+		return v.Len()
+	}
+	return 0
+}
+
+func len64[Bytes ~[]byte | ~string](in Bytes) int64 {
+	return int64(len(in))
 }
 
 func makeDefaultArshaler(t reflect.Type) *arshaler {
@@ -71,7 +92,7 @@ func makeDefaultArshaler(t reflect.Type) *arshaler {
 		return makeStringArshaler(t)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return makeIntArshaler(t)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return makeUintArshaler(t)
 	case reflect.Float32, reflect.Float64:
 		return makeFloatArshaler(t)
@@ -81,13 +102,13 @@ func makeDefaultArshaler(t reflect.Type) *arshaler {
 		return makeStructArshaler(t)
 	case reflect.Slice:
 		fncs := makeSliceArshaler(t)
-		if t.AssignableTo(bytesType) {
+		if t.Elem().Kind() == reflect.Uint8 {
 			return makeBytesArshaler(t, fncs)
 		}
 		return fncs
 	case reflect.Array:
 		fncs := makeArrayArshaler(t)
-		if reflect.SliceOf(t.Elem()).AssignableTo(bytesType) {
+		if t.Elem().Kind() == reflect.Uint8 {
 			return makeBytesArshaler(t, fncs)
 		}
 		return fncs
@@ -102,31 +123,35 @@ func makeDefaultArshaler(t reflect.Type) *arshaler {
 
 func makeBoolArshaler(t reflect.Type) *arshaler {
 	var fncs arshaler
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			return newInvalidFormatError("marshal", t, mo.format)
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
+		xe := export.Encoder(enc)
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			return newInvalidFormatError(enc, t)
 		}
 
 		// Optimize for marshaling without preceding whitespace.
-		if optimizeCommon && !enc.options.multiline && !enc.tokens.last.needObjectName() {
-			enc.buf = enc.tokens.mayAppendDelim(enc.buf, 't')
-			if va.Bool() {
-				enc.buf = append(enc.buf, "true"...)
-			} else {
-				enc.buf = append(enc.buf, "false"...)
-			}
-			enc.tokens.last.increment()
-			if enc.needFlush() {
-				return enc.flush()
+		if optimizeCommon && !mo.Flags.Get(jsonflags.AnyWhitespace|jsonflags.StringifyBoolsAndStrings) && !xe.Tokens.Last.NeedObjectName() {
+			xe.Buf = strconv.AppendBool(xe.Tokens.MayAppendDelim(xe.Buf, 't'), va.Bool())
+			xe.Tokens.Last.Increment()
+			if xe.NeedFlush() {
+				return xe.Flush()
 			}
 			return nil
 		}
 
-		return enc.WriteToken(Bool(va.Bool()))
+		if mo.Flags.Get(jsonflags.StringifyBoolsAndStrings) {
+			if va.Bool() {
+				return enc.WriteToken(jsontext.String("true"))
+			} else {
+				return enc.WriteToken(jsontext.String("false"))
+			}
+		}
+		return enc.WriteToken(jsontext.Bool(va.Bool()))
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			return newInvalidFormatError("unmarshal", t, uo.format)
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		xd := export.Decoder(dec)
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			return newInvalidFormatError(dec, t)
 		}
 		tok, err := dec.ReadToken()
 		if err != nil {
@@ -135,187 +160,267 @@ func makeBoolArshaler(t reflect.Type) *arshaler {
 		k := tok.Kind()
 		switch k {
 		case 'n':
-			va.SetBool(false)
+			if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+				va.SetBool(false)
+			}
 			return nil
 		case 't', 'f':
-			va.SetBool(tok.Bool())
-			return nil
+			if !uo.Flags.Get(jsonflags.StringifyBoolsAndStrings) {
+				va.SetBool(tok.Bool())
+				return nil
+			}
+		case '"':
+			if uo.Flags.Get(jsonflags.StringifyBoolsAndStrings) {
+				switch tok.String() {
+				case "true":
+					va.SetBool(true)
+				case "false":
+					va.SetBool(false)
+				default:
+					if uo.Flags.Get(jsonflags.StringifyWithLegacySemantics) && tok.String() == "null" {
+						if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+							va.SetBool(false)
+						}
+						return nil
+					}
+					return newUnmarshalErrorAfterWithValue(dec, t, strconv.ErrSyntax)
+				}
+				return nil
+			}
 		}
-		return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t}
+		return newUnmarshalErrorAfterWithSkipping(dec, t, nil)
 	}
 	return &fncs
 }
 
 func makeStringArshaler(t reflect.Type) *arshaler {
 	var fncs arshaler
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			return newInvalidFormatError("marshal", t, mo.format)
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
+		xe := export.Encoder(enc)
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			return newInvalidFormatError(enc, t)
 		}
-		return enc.WriteToken(String(va.String()))
+
+		// Optimize for marshaling without preceding whitespace.
+		s := va.String()
+		if optimizeCommon && !mo.Flags.Get(jsonflags.AnyWhitespace|jsonflags.StringifyBoolsAndStrings) && !xe.Tokens.Last.NeedObjectName() {
+			b := xe.Buf
+			b = xe.Tokens.MayAppendDelim(b, '"')
+			b, err := jsonwire.AppendQuote(b, s, &mo.Flags)
+			if err == nil {
+				xe.Buf = b
+				xe.Tokens.Last.Increment()
+				if xe.NeedFlush() {
+					return xe.Flush()
+				}
+				return nil
+			}
+			// Otherwise, the string contains invalid UTF-8,
+			// so let the logic below construct the proper error.
+		}
+
+		if mo.Flags.Get(jsonflags.StringifyBoolsAndStrings) {
+			b, err := jsonwire.AppendQuote(nil, s, &mo.Flags)
+			if err != nil {
+				return newMarshalErrorBefore(enc, t, &jsontext.SyntacticError{Err: err})
+			}
+			q, err := jsontext.AppendQuote(nil, b)
+			if err != nil {
+				panic("BUG: second AppendQuote should never fail: " + err.Error())
+			}
+			return enc.WriteValue(q)
+		}
+		return enc.WriteToken(jsontext.String(s))
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			return newInvalidFormatError("unmarshal", t, uo.format)
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		xd := export.Decoder(dec)
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			return newInvalidFormatError(dec, t)
 		}
-		var flags valueFlags
-		val, err := dec.readValue(&flags)
+		var flags jsonwire.ValueFlags
+		val, err := xd.ReadValue(&flags)
 		if err != nil {
 			return err
 		}
 		k := val.Kind()
 		switch k {
 		case 'n':
-			va.SetString("")
+			if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+				va.SetString("")
+			}
 			return nil
 		case '"':
-			val = unescapeStringMayCopy(val, flags.isVerbatim())
-			if dec.stringCache == nil {
-				dec.stringCache = new(stringCache)
+			val = jsonwire.UnquoteMayCopy(val, flags.IsVerbatim())
+			if uo.Flags.Get(jsonflags.StringifyBoolsAndStrings) {
+				val, err = jsontext.AppendUnquote(nil, val)
+				if err != nil {
+					return newUnmarshalErrorAfter(dec, t, err)
+				}
+				if uo.Flags.Get(jsonflags.StringifyWithLegacySemantics) && string(val) == "null" {
+					if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+						va.SetString("")
+					}
+					return nil
+				}
 			}
-			str := dec.stringCache.make(val)
+			if xd.StringCache == nil {
+				xd.StringCache = new(stringCache)
+			}
+			str := makeString(xd.StringCache, val)
 			va.SetString(str)
 			return nil
 		}
-		return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t}
+		return newUnmarshalErrorAfter(dec, t, nil)
 	}
 	return &fncs
 }
 
 var (
-	encodeBase16        = func(dst, src []byte) { hex.Encode(dst, src) }
-	encodeBase32        = base32.StdEncoding.Encode
-	encodeBase32Hex     = base32.HexEncoding.Encode
-	encodeBase64        = base64.StdEncoding.Encode
-	encodeBase64URL     = base64.URLEncoding.Encode
-	encodedLenBase16    = hex.EncodedLen
-	encodedLenBase32    = base32.StdEncoding.EncodedLen
-	encodedLenBase32Hex = base32.HexEncoding.EncodedLen
-	encodedLenBase64    = base64.StdEncoding.EncodedLen
-	encodedLenBase64URL = base64.URLEncoding.EncodedLen
-	decodeBase16        = hex.Decode
-	decodeBase32        = base32.StdEncoding.Decode
-	decodeBase32Hex     = base32.HexEncoding.Decode
-	decodeBase64        = base64.StdEncoding.Decode
-	decodeBase64URL     = base64.URLEncoding.Decode
-	decodedLenBase16    = hex.DecodedLen
-	decodedLenBase32    = base32.StdEncoding.WithPadding(base32.NoPadding).DecodedLen
-	decodedLenBase32Hex = base32.HexEncoding.WithPadding(base32.NoPadding).DecodedLen
-	decodedLenBase64    = base64.StdEncoding.WithPadding(base64.NoPadding).DecodedLen
-	decodedLenBase64URL = base64.URLEncoding.WithPadding(base64.NoPadding).DecodedLen
+	appendEncodeBase16    = hex.AppendEncode
+	appendEncodeBase32    = base32.StdEncoding.AppendEncode
+	appendEncodeBase32Hex = base32.HexEncoding.AppendEncode
+	appendEncodeBase64    = base64.StdEncoding.AppendEncode
+	appendEncodeBase64URL = base64.URLEncoding.AppendEncode
+	encodedLenBase16      = hex.EncodedLen
+	encodedLenBase32      = base32.StdEncoding.EncodedLen
+	encodedLenBase32Hex   = base32.HexEncoding.EncodedLen
+	encodedLenBase64      = base64.StdEncoding.EncodedLen
+	encodedLenBase64URL   = base64.URLEncoding.EncodedLen
+	appendDecodeBase16    = hex.AppendDecode
+	appendDecodeBase32    = base32.StdEncoding.AppendDecode
+	appendDecodeBase32Hex = base32.HexEncoding.AppendDecode
+	appendDecodeBase64    = base64.StdEncoding.AppendDecode
+	appendDecodeBase64URL = base64.URLEncoding.AppendDecode
 )
 
 func makeBytesArshaler(t reflect.Type, fncs *arshaler) *arshaler {
-	// NOTE: This handles both []byte and [N]byte.
-	marshalDefault := fncs.marshal
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
-		encode, encodedLen := encodeBase64, encodedLenBase64
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			switch mo.format {
+	// NOTE: This handles both []~byte and [N]~byte.
+	// The v2 default is to treat a []namedByte as equivalent to []T
+	// since being able to convert []namedByte to []byte relies on
+	// dubious Go reflection behavior (see https://go.dev/issue/24746).
+	// For v1 emulation, we use jsonflags.FormatBytesWithLegacySemantics
+	// to forcibly treat []namedByte as a []byte.
+	marshalArray := fncs.marshal
+	isNamedByte := t.Elem().PkgPath() != ""
+	hasMarshaler := implementsAny(t.Elem(), allMarshalerTypes...)
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
+		if !mo.Flags.Get(jsonflags.FormatBytesWithLegacySemantics) && isNamedByte {
+			return marshalArray(enc, va, mo) // treat as []T or [N]T
+		}
+		xe := export.Encoder(enc)
+		appendEncode := appendEncodeBase64
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			switch mo.Format {
 			case "base64":
-				encode, encodedLen = encodeBase64, encodedLenBase64
+				appendEncode = appendEncodeBase64
 			case "base64url":
-				encode, encodedLen = encodeBase64URL, encodedLenBase64URL
+				appendEncode = appendEncodeBase64URL
 			case "base32":
-				encode, encodedLen = encodeBase32, encodedLenBase32
+				appendEncode = appendEncodeBase32
 			case "base32hex":
-				encode, encodedLen = encodeBase32Hex, encodedLenBase32Hex
+				appendEncode = appendEncodeBase32Hex
 			case "base16", "hex":
-				encode, encodedLen = encodeBase16, encodedLenBase16
+				appendEncode = appendEncodeBase16
 			case "array":
-				mo.format = ""
-				return marshalDefault(mo, enc, va)
+				mo.Format = ""
+				return marshalArray(enc, va, mo)
 			default:
-				return newInvalidFormatError("marshal", t, mo.format)
+				return newInvalidFormatError(enc, t)
 			}
+		} else if mo.Flags.Get(jsonflags.FormatByteArrayAsArray) && va.Kind() == reflect.Array {
+			return marshalArray(enc, va, mo)
+		} else if mo.Flags.Get(jsonflags.FormatBytesWithLegacySemantics) && hasMarshaler {
+			return marshalArray(enc, va, mo)
 		}
-		val := enc.UnusedBuffer()
-		b := va.Bytes()
-		n := len(`"`) + encodedLen(len(b)) + len(`"`)
-		if cap(val) < n {
-			val = make([]byte, n)
-		} else {
-			val = val[:n]
+		if mo.Flags.Get(jsonflags.FormatNilSliceAsNull) && va.Kind() == reflect.Slice && va.IsNil() {
+			// TODO: Provide a "emitempty" format override?
+			return enc.WriteToken(jsontext.Null)
 		}
-		val[0] = '"'
-		encode(val[len(`"`):len(val)-len(`"`)], b)
-		val[len(val)-1] = '"'
-		return enc.WriteValue(val)
+		return xe.AppendRaw('"', true, func(b []byte) ([]byte, error) {
+			return appendEncode(b, va.Bytes()), nil
+		})
 	}
-	unmarshalDefault := fncs.unmarshal
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		decode, decodedLen, encodedLen := decodeBase64, decodedLenBase64, encodedLenBase64
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			switch uo.format {
-			case "base64":
-				decode, decodedLen, encodedLen = decodeBase64, decodedLenBase64, encodedLenBase64
-			case "base64url":
-				decode, decodedLen, encodedLen = decodeBase64URL, decodedLenBase64URL, encodedLenBase64URL
-			case "base32":
-				decode, decodedLen, encodedLen = decodeBase32, decodedLenBase32, encodedLenBase32
-			case "base32hex":
-				decode, decodedLen, encodedLen = decodeBase32Hex, decodedLenBase32Hex, encodedLenBase32Hex
-			case "base16", "hex":
-				decode, decodedLen, encodedLen = decodeBase16, decodedLenBase16, encodedLenBase16
-			case "array":
-				uo.format = ""
-				return unmarshalDefault(uo, dec, va)
-			default:
-				return newInvalidFormatError("unmarshal", t, uo.format)
-			}
+	unmarshalArray := fncs.unmarshal
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		if !uo.Flags.Get(jsonflags.FormatBytesWithLegacySemantics) && isNamedByte {
+			return unmarshalArray(dec, va, uo) // treat as []T or [N]T
 		}
-		var flags valueFlags
-		val, err := dec.readValue(&flags)
+		xd := export.Decoder(dec)
+		appendDecode, encodedLen := appendDecodeBase64, encodedLenBase64
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			switch uo.Format {
+			case "base64":
+				appendDecode, encodedLen = appendDecodeBase64, encodedLenBase64
+			case "base64url":
+				appendDecode, encodedLen = appendDecodeBase64URL, encodedLenBase64URL
+			case "base32":
+				appendDecode, encodedLen = appendDecodeBase32, encodedLenBase32
+			case "base32hex":
+				appendDecode, encodedLen = appendDecodeBase32Hex, encodedLenBase32Hex
+			case "base16", "hex":
+				appendDecode, encodedLen = appendDecodeBase16, encodedLenBase16
+			case "array":
+				uo.Format = ""
+				return unmarshalArray(dec, va, uo)
+			default:
+				return newInvalidFormatError(dec, t)
+			}
+		} else if uo.Flags.Get(jsonflags.FormatByteArrayAsArray) && va.Kind() == reflect.Array {
+			return unmarshalArray(dec, va, uo)
+		} else if uo.Flags.Get(jsonflags.FormatBytesWithLegacySemantics) && dec.PeekKind() == '[' {
+			return unmarshalArray(dec, va, uo)
+		}
+		var flags jsonwire.ValueFlags
+		val, err := xd.ReadValue(&flags)
 		if err != nil {
 			return err
 		}
 		k := val.Kind()
 		switch k {
 		case 'n':
-			va.Set(reflect.Zero(t))
+			if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) || va.Kind() != reflect.Array {
+				va.SetZero()
+			}
 			return nil
 		case '"':
-			val = unescapeStringMayCopy(val, flags.isVerbatim())
-
-			// For base64 and base32, decodedLen computes the maximum output size
-			// when given the original input size. To compute the exact size,
-			// adjust the input size by excluding trailing padding characters.
-			// This is unnecessary for base16, but also harmless.
-			n := len(val)
-			for n > 0 && val[n-1] == '=' {
-				n--
+			// NOTE: The v2 default is to strictly comply with RFC 4648.
+			// Section 3.2 specifies that padding is required.
+			// Section 3.3 specifies that non-alphabet characters
+			// (e.g., '\r' or '\n') must be rejected.
+			// Section 3.5 specifies that unnecessary non-zero bits in
+			// the last quantum may be rejected. Since this is optional,
+			// we do not reject such inputs.
+			val = jsonwire.UnquoteMayCopy(val, flags.IsVerbatim())
+			b, err := appendDecode(va.Bytes()[:0], val)
+			if err != nil {
+				return newUnmarshalErrorAfter(dec, t, err)
 			}
-			n = decodedLen(n)
-			b := va.Bytes()
-			if va.Kind() == reflect.Array {
-				if n != len(b) {
-					err := fmt.Errorf("decoded base64 length of %d mismatches array length of %d", n, len(b))
-					return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t, Err: err}
-				}
-			} else {
-				if b == nil || cap(b) < n {
-					b = make([]byte, n)
-				} else {
-					b = b[:n]
-				}
-			}
-			n2, err := decode(b, val)
-			if err == nil && len(val) != encodedLen(n2) {
+			if len(val) != encodedLen(len(b)) && !uo.Flags.Get(jsonflags.ParseBytesWithLooseRFC4648) {
 				// TODO(https://go.dev/issue/53845): RFC 4648, section 3.3,
 				// specifies that non-alphabet characters must be rejected.
 				// Unfortunately, the "base32" and "base64" packages allow
 				// '\r' and '\n' characters by default.
-				err = errors.New("illegal data at input byte " + strconv.Itoa(bytes.IndexAny(val, "\r\n")))
+				i := bytes.IndexAny(val, "\r\n")
+				err := fmt.Errorf("illegal character %s at offset %d", jsonwire.QuoteRune(val[i:]), i)
+				return newUnmarshalErrorAfter(dec, t, err)
 			}
-			if err != nil {
-				return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t, Err: err}
-			}
-			if va.Kind() == reflect.Slice {
+
+			if va.Kind() == reflect.Array {
+				dst := va.Bytes()
+				clear(dst[copy(dst, b):]) // noop if len(b) <= len(dst)
+				if len(b) != len(dst) && !uo.Flags.Get(jsonflags.UnmarshalArrayFromAnyLength) {
+					err := fmt.Errorf("decoded length of %d mismatches array length of %d", len(b), len(dst))
+					return newUnmarshalErrorAfter(dec, t, err)
+				}
+			} else {
+				if b == nil {
+					b = []byte{}
+				}
 				va.SetBytes(b)
 			}
 			return nil
 		}
-		return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t}
+		return newUnmarshalErrorAfter(dec, t, nil)
 	}
 	return fncs
 }
@@ -323,64 +428,77 @@ func makeBytesArshaler(t reflect.Type, fncs *arshaler) *arshaler {
 func makeIntArshaler(t reflect.Type) *arshaler {
 	var fncs arshaler
 	bits := t.Bits()
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			return newInvalidFormatError("marshal", t, mo.format)
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
+		xe := export.Encoder(enc)
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			return newInvalidFormatError(enc, t)
 		}
 
 		// Optimize for marshaling without preceding whitespace or string escaping.
-		if optimizeCommon && !enc.options.multiline && !mo.StringifyNumbers && !enc.tokens.last.needObjectName() {
-			enc.buf = enc.tokens.mayAppendDelim(enc.buf, '0')
-			enc.buf = strconv.AppendInt(enc.buf, va.Int(), 10)
-			enc.tokens.last.increment()
-			if enc.needFlush() {
-				return enc.flush()
+		if optimizeCommon && !mo.Flags.Get(jsonflags.AnyWhitespace|jsonflags.StringifyNumbers) && !xe.Tokens.Last.NeedObjectName() {
+			xe.Buf = strconv.AppendInt(xe.Tokens.MayAppendDelim(xe.Buf, '0'), va.Int(), 10)
+			xe.Tokens.Last.Increment()
+			if xe.NeedFlush() {
+				return xe.Flush()
 			}
 			return nil
 		}
 
-		x := math.Float64frombits(uint64(va.Int()))
-		return enc.writeNumber(x, rawIntNumber, mo.StringifyNumbers)
+		k := stringOrNumberKind(xe.Tokens.Last.NeedObjectName() || mo.Flags.Get(jsonflags.StringifyNumbers))
+		return xe.AppendRaw(k, true, func(b []byte) ([]byte, error) {
+			return strconv.AppendInt(b, va.Int(), 10), nil
+		})
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			return newInvalidFormatError("unmarshal", t, uo.format)
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		xd := export.Decoder(dec)
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			return newInvalidFormatError(dec, t)
 		}
-		var flags valueFlags
-		val, err := dec.readValue(&flags)
+		stringify := xd.Tokens.Last.NeedObjectName() || uo.Flags.Get(jsonflags.StringifyNumbers)
+		var flags jsonwire.ValueFlags
+		val, err := xd.ReadValue(&flags)
 		if err != nil {
 			return err
 		}
 		k := val.Kind()
 		switch k {
 		case 'n':
-			va.SetInt(0)
+			if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+				va.SetInt(0)
+			}
 			return nil
 		case '"':
-			if !uo.StringifyNumbers {
+			if !stringify {
 				break
 			}
-			val = unescapeStringMayCopy(val, flags.isVerbatim())
+			val = jsonwire.UnquoteMayCopy(val, flags.IsVerbatim())
+			if uo.Flags.Get(jsonflags.StringifyWithLegacySemantics) && string(val) == "null" {
+				if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+					va.SetInt(0)
+				}
+				return nil
+			}
 			fallthrough
 		case '0':
+			if stringify && k == '0' {
+				break
+			}
 			var negOffset int
-			neg := val[0] == '-'
+			neg := len(val) > 0 && val[0] == '-'
 			if neg {
 				negOffset = 1
 			}
-			n, ok := parseDecUint(val[negOffset:])
+			n, ok := jsonwire.ParseUint(val[negOffset:])
 			maxInt := uint64(1) << (bits - 1)
 			overflow := (neg && n > maxInt) || (!neg && n > maxInt-1)
 			if !ok {
 				if n != math.MaxUint64 {
-					err := fmt.Errorf("cannot parse %q as signed integer: %w", val, strconv.ErrSyntax)
-					return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t, Err: err}
+					return newUnmarshalErrorAfterWithValue(dec, t, strconv.ErrSyntax)
 				}
 				overflow = true
 			}
 			if overflow {
-				err := fmt.Errorf("cannot parse %q as signed integer: %w", val, strconv.ErrRange)
-				return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t, Err: err}
+				return newUnmarshalErrorAfterWithValue(dec, t, strconv.ErrRange)
 			}
 			if neg {
 				va.SetInt(int64(-n))
@@ -389,7 +507,7 @@ func makeIntArshaler(t reflect.Type) *arshaler {
 			}
 			return nil
 		}
-		return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t}
+		return newUnmarshalErrorAfter(dec, t, nil)
 	}
 	return &fncs
 }
@@ -397,64 +515,77 @@ func makeIntArshaler(t reflect.Type) *arshaler {
 func makeUintArshaler(t reflect.Type) *arshaler {
 	var fncs arshaler
 	bits := t.Bits()
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			return newInvalidFormatError("marshal", t, mo.format)
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
+		xe := export.Encoder(enc)
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			return newInvalidFormatError(enc, t)
 		}
 
 		// Optimize for marshaling without preceding whitespace or string escaping.
-		if optimizeCommon && !enc.options.multiline && !mo.StringifyNumbers && !enc.tokens.last.needObjectName() {
-			enc.buf = enc.tokens.mayAppendDelim(enc.buf, '0')
-			enc.buf = strconv.AppendUint(enc.buf, va.Uint(), 10)
-			enc.tokens.last.increment()
-			if enc.needFlush() {
-				return enc.flush()
+		if optimizeCommon && !mo.Flags.Get(jsonflags.AnyWhitespace|jsonflags.StringifyNumbers) && !xe.Tokens.Last.NeedObjectName() {
+			xe.Buf = strconv.AppendUint(xe.Tokens.MayAppendDelim(xe.Buf, '0'), va.Uint(), 10)
+			xe.Tokens.Last.Increment()
+			if xe.NeedFlush() {
+				return xe.Flush()
 			}
 			return nil
 		}
 
-		x := math.Float64frombits(va.Uint())
-		return enc.writeNumber(x, rawUintNumber, mo.StringifyNumbers)
+		k := stringOrNumberKind(xe.Tokens.Last.NeedObjectName() || mo.Flags.Get(jsonflags.StringifyNumbers))
+		return xe.AppendRaw(k, true, func(b []byte) ([]byte, error) {
+			return strconv.AppendUint(b, va.Uint(), 10), nil
+		})
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			return newInvalidFormatError("unmarshal", t, uo.format)
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		xd := export.Decoder(dec)
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			return newInvalidFormatError(dec, t)
 		}
-		var flags valueFlags
-		val, err := dec.readValue(&flags)
+		stringify := xd.Tokens.Last.NeedObjectName() || uo.Flags.Get(jsonflags.StringifyNumbers)
+		var flags jsonwire.ValueFlags
+		val, err := xd.ReadValue(&flags)
 		if err != nil {
 			return err
 		}
 		k := val.Kind()
 		switch k {
 		case 'n':
-			va.SetUint(0)
+			if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+				va.SetUint(0)
+			}
 			return nil
 		case '"':
-			if !uo.StringifyNumbers {
+			if !stringify {
 				break
 			}
-			val = unescapeStringMayCopy(val, flags.isVerbatim())
+			val = jsonwire.UnquoteMayCopy(val, flags.IsVerbatim())
+			if uo.Flags.Get(jsonflags.StringifyWithLegacySemantics) && string(val) == "null" {
+				if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+					va.SetUint(0)
+				}
+				return nil
+			}
 			fallthrough
 		case '0':
-			n, ok := parseDecUint(val)
+			if stringify && k == '0' {
+				break
+			}
+			n, ok := jsonwire.ParseUint(val)
 			maxUint := uint64(1) << bits
 			overflow := n > maxUint-1
 			if !ok {
 				if n != math.MaxUint64 {
-					err := fmt.Errorf("cannot parse %q as unsigned integer: %w", val, strconv.ErrSyntax)
-					return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t, Err: err}
+					return newUnmarshalErrorAfterWithValue(dec, t, strconv.ErrSyntax)
 				}
 				overflow = true
 			}
 			if overflow {
-				err := fmt.Errorf("cannot parse %q as unsigned integer: %w", val, strconv.ErrRange)
-				return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t, Err: err}
+				return newUnmarshalErrorAfterWithValue(dec, t, strconv.ErrRange)
 			}
 			va.SetUint(n)
 			return nil
 		}
-		return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t}
+		return newUnmarshalErrorAfter(dec, t, nil)
 	}
 	return &fncs
 }
@@ -462,59 +593,66 @@ func makeUintArshaler(t reflect.Type) *arshaler {
 func makeFloatArshaler(t reflect.Type) *arshaler {
 	var fncs arshaler
 	bits := t.Bits()
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
+		xe := export.Encoder(enc)
 		var allowNonFinite bool
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			if mo.format == "nonfinite" {
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			if mo.Format == "nonfinite" {
 				allowNonFinite = true
 			} else {
-				return newInvalidFormatError("marshal", t, mo.format)
+				return newInvalidFormatError(enc, t)
 			}
 		}
 
 		fv := va.Float()
 		if math.IsNaN(fv) || math.IsInf(fv, 0) {
 			if !allowNonFinite {
-				err := fmt.Errorf("invalid value: %v", fv)
-				return &SemanticError{action: "marshal", GoType: t, Err: err}
+				err := fmt.Errorf("unsupported value: %v", fv)
+				return newMarshalErrorBefore(enc, t, err)
 			}
-			return enc.WriteToken(Float(fv))
+			return enc.WriteToken(jsontext.Float(fv))
 		}
 
 		// Optimize for marshaling without preceding whitespace or string escaping.
-		if optimizeCommon && !enc.options.multiline && !mo.StringifyNumbers && !enc.tokens.last.needObjectName() {
-			enc.buf = enc.tokens.mayAppendDelim(enc.buf, '0')
-			enc.buf = appendNumber(enc.buf, fv, bits)
-			enc.tokens.last.increment()
-			if enc.needFlush() {
-				return enc.flush()
+		if optimizeCommon && !mo.Flags.Get(jsonflags.AnyWhitespace|jsonflags.StringifyNumbers) && !xe.Tokens.Last.NeedObjectName() {
+			xe.Buf = jsonwire.AppendFloat(xe.Tokens.MayAppendDelim(xe.Buf, '0'), fv, bits)
+			xe.Tokens.Last.Increment()
+			if xe.NeedFlush() {
+				return xe.Flush()
 			}
 			return nil
 		}
 
-		return enc.writeNumber(fv, bits, mo.StringifyNumbers)
+		k := stringOrNumberKind(xe.Tokens.Last.NeedObjectName() || mo.Flags.Get(jsonflags.StringifyNumbers))
+		return xe.AppendRaw(k, true, func(b []byte) ([]byte, error) {
+			return jsonwire.AppendFloat(b, va.Float(), bits), nil
+		})
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		xd := export.Decoder(dec)
 		var allowNonFinite bool
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			if uo.format == "nonfinite" {
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			if uo.Format == "nonfinite" {
 				allowNonFinite = true
 			} else {
-				return newInvalidFormatError("unmarshal", t, uo.format)
+				return newInvalidFormatError(dec, t)
 			}
 		}
-		var flags valueFlags
-		val, err := dec.readValue(&flags)
+		stringify := xd.Tokens.Last.NeedObjectName() || uo.Flags.Get(jsonflags.StringifyNumbers)
+		var flags jsonwire.ValueFlags
+		val, err := xd.ReadValue(&flags)
 		if err != nil {
 			return err
 		}
 		k := val.Kind()
 		switch k {
 		case 'n':
-			va.SetFloat(0)
+			if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+				va.SetFloat(0)
+			}
 			return nil
 		case '"':
-			val = unescapeStringMayCopy(val, flags.isVerbatim())
+			val = jsonwire.UnquoteMayCopy(val, flags.IsVerbatim())
 			if allowNonFinite {
 				switch string(val) {
 				case "NaN":
@@ -528,24 +666,31 @@ func makeFloatArshaler(t reflect.Type) *arshaler {
 					return nil
 				}
 			}
-			if !uo.StringifyNumbers {
+			if !stringify {
 				break
 			}
-			if n, err := consumeNumber(val); n != len(val) || err != nil {
-				err := fmt.Errorf("cannot parse %q as JSON number: %w", val, strconv.ErrSyntax)
-				return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t, Err: err}
+			if uo.Flags.Get(jsonflags.StringifyWithLegacySemantics) && string(val) == "null" {
+				if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+					va.SetFloat(0)
+				}
+				return nil
+			}
+			if n, err := jsonwire.ConsumeNumber(val); n != len(val) || err != nil {
+				return newUnmarshalErrorAfterWithValue(dec, t, strconv.ErrSyntax)
 			}
 			fallthrough
 		case '0':
-			// NOTE: Floating-point parsing is by nature a lossy operation.
-			// We never report an overflow condition since we can always
-			// round the input to the closest representable finite value.
-			// For extremely large numbers, the closest value is ±MaxFloat.
-			fv, _ := parseFloat(val, bits)
+			if stringify && k == '0' {
+				break
+			}
+			fv, ok := jsonwire.ParseFloat(val, bits)
 			va.SetFloat(fv)
+			if !ok {
+				return newUnmarshalErrorAfterWithValue(dec, t, strconv.ErrRange)
+			}
 			return nil
 		}
-		return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t}
+		return newUnmarshalErrorAfter(dec, t, nil)
 	}
 	return &fncs
 }
@@ -568,54 +713,61 @@ func makeMapArshaler(t reflect.Type) *arshaler {
 		keyFncs = lookupArshaler(t.Key())
 		valFncs = lookupArshaler(t.Elem())
 	}
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
+	nillableLegacyKey := t.Key().Kind() == reflect.Pointer &&
+		implementsAny(t.Key(), textMarshalerType, textAppenderType)
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
 		// Check for cycles.
-		if enc.tokens.depth() > startDetectingCyclesAfter {
-			if err := enc.seenPointers.visit(va.Value); err != nil {
-				return err
+		xe := export.Encoder(enc)
+		if xe.Tokens.Depth() > startDetectingCyclesAfter {
+			if err := visitPointer(&xe.SeenPointers, va.Value); err != nil {
+				return newMarshalErrorBefore(enc, t, err)
 			}
-			defer enc.seenPointers.leave(va.Value)
+			defer leavePointer(&xe.SeenPointers, va.Value)
 		}
 
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			if mo.format == "emitnull" {
-				if va.IsNil() {
-					return enc.WriteToken(Null)
-				}
-				mo.format = ""
-			} else {
-				return newInvalidFormatError("marshal", t, mo.format)
+		emitNull := mo.Flags.Get(jsonflags.FormatNilMapAsNull)
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			switch mo.Format {
+			case "emitnull":
+				emitNull = true
+				mo.Format = ""
+			case "emitempty":
+				emitNull = false
+				mo.Format = ""
+			default:
+				return newInvalidFormatError(enc, t)
 			}
 		}
 
-		// Optimize for marshaling an empty map without any preceding whitespace.
+		// Handle empty maps.
 		n := va.Len()
-		if optimizeCommon && n == 0 && !enc.options.multiline && !enc.tokens.last.needObjectName() {
-			enc.buf = enc.tokens.mayAppendDelim(enc.buf, '{')
-			enc.buf = append(enc.buf, "{}"...)
-			enc.tokens.last.increment()
-			if enc.needFlush() {
-				return enc.flush()
+		if n == 0 {
+			if emitNull && va.IsNil() {
+				return enc.WriteToken(jsontext.Null)
 			}
-			return nil
+			// Optimize for marshaling an empty map without any preceding whitespace.
+			if optimizeCommon && !mo.Flags.Get(jsonflags.AnyWhitespace) && !xe.Tokens.Last.NeedObjectName() {
+				xe.Buf = append(xe.Tokens.MayAppendDelim(xe.Buf, '{'), "{}"...)
+				xe.Tokens.Last.Increment()
+				if xe.NeedFlush() {
+					return xe.Flush()
+				}
+				return nil
+			}
 		}
 
 		once.Do(init)
-		if err := enc.WriteToken(ObjectStart); err != nil {
+		if err := enc.WriteToken(jsontext.BeginObject); err != nil {
 			return err
 		}
 		if n > 0 {
-			// Handle maps with numeric key types by stringifying them.
-			mko := mo
-			mko.StringifyNumbers = true
-
 			nonDefaultKey := keyFncs.nonDefault
 			marshalKey := keyFncs.marshal
 			marshalVal := valFncs.marshal
 			if mo.Marshalers != nil {
 				var ok bool
-				marshalKey, ok = mo.Marshalers.lookup(marshalKey, t.Key())
-				marshalVal, _ = mo.Marshalers.lookup(marshalVal, t.Elem())
+				marshalKey, ok = mo.Marshalers.(*Marshalers).lookup(marshalKey, t.Key())
+				marshalVal, _ = mo.Marshalers.(*Marshalers).lookup(marshalVal, t.Elem())
 				nonDefaultKey = nonDefaultKey || ok
 			}
 			k := newAddressableValue(t.Key())
@@ -624,22 +776,29 @@ func makeMapArshaler(t reflect.Type) *arshaler {
 			// A Go map guarantees that each entry has a unique key.
 			// As such, disable the expensive duplicate name check if we know
 			// that every Go key will serialize as a unique JSON string.
-			if !nonDefaultKey && mapKeyWithUniqueRepresentation(k.Kind(), enc.options.AllowInvalidUTF8) {
-				enc.tokens.last.disableNamespace()
+			if !nonDefaultKey && mapKeyWithUniqueRepresentation(k.Kind(), mo.Flags.Get(jsonflags.AllowInvalidUTF8)) {
+				xe.Tokens.Last.DisableNamespace()
 			}
 
 			switch {
-			case !mo.Deterministic || n <= 1:
+			case !mo.Flags.Get(jsonflags.Deterministic) || n <= 1:
 				for iter := va.Value.MapRange(); iter.Next(); {
 					k.SetIterKey(iter)
-					if err := marshalKey(mko, enc, k); err != nil {
-						// TODO: If err is errMissingName, then wrap it as a
-						// SemanticError since this key type cannot be serialized
-						// as a JSON string.
-						return err
+					err := marshalKey(enc, k, mo)
+					if err != nil {
+						if mo.Flags.Get(jsonflags.CallMethodsWithLegacySemantics) &&
+							errors.Is(err, jsontext.ErrNonStringName) && nillableLegacyKey && k.IsNil() {
+							err = enc.WriteToken(jsontext.String(""))
+						}
+						if err != nil {
+							if serr, ok := err.(*jsontext.SyntacticError); ok && serr.Err == jsontext.ErrNonStringName {
+								err = newMarshalErrorBefore(enc, k.Type(), err)
+							}
+							return err
+						}
 					}
 					v.SetIterValue(iter)
-					if err := marshalVal(mo, enc, v); err != nil {
+					if err := marshalVal(enc, v, mo); err != nil {
 						return err
 					}
 				}
@@ -651,13 +810,13 @@ func makeMapArshaler(t reflect.Type) *arshaler {
 				}
 				names.Sort()
 				for _, name := range *names {
-					if err := enc.WriteToken(String(name)); err != nil {
+					if err := enc.WriteToken(jsontext.String(name)); err != nil {
 						return err
 					}
 					// TODO(https://go.dev/issue/57061): Use v.SetMapIndexOf.
 					k.SetString(name)
 					v.Set(va.MapIndex(k.Value))
-					if err := marshalVal(mo, enc, v); err != nil {
+					if err := marshalVal(enc, v, mo); err != nil {
 						return err
 					}
 				}
@@ -666,52 +825,62 @@ func makeMapArshaler(t reflect.Type) *arshaler {
 				type member struct {
 					name string // unquoted name
 					key  addressableValue
+					val  addressableValue
 				}
 				members := make([]member, n)
 				keys := reflect.MakeSlice(reflect.SliceOf(t.Key()), n, n)
+				vals := reflect.MakeSlice(reflect.SliceOf(t.Elem()), n, n)
 				for i, iter := 0, va.Value.MapRange(); i < n && iter.Next(); i++ {
 					// Marshal the member name.
-					k := addressableValue{keys.Index(i)} // indexed slice element is always addressable
+					k := addressableValue{keys.Index(i), true} // indexed slice element is always addressable
 					k.SetIterKey(iter)
-					if err := marshalKey(mko, enc, k); err != nil {
-						// TODO: If err is errMissingName, then wrap it as a
-						// SemanticError since this key type cannot be serialized
-						// as a JSON string.
-						return err
+					v := addressableValue{vals.Index(i), true} // indexed slice element is always addressable
+					v.SetIterValue(iter)
+					err := marshalKey(enc, k, mo)
+					if err != nil {
+						if mo.Flags.Get(jsonflags.CallMethodsWithLegacySemantics) &&
+							errors.Is(err, jsontext.ErrNonStringName) && nillableLegacyKey && k.IsNil() {
+							err = enc.WriteToken(jsontext.String(""))
+						}
+						if err != nil {
+							if serr, ok := err.(*jsontext.SyntacticError); ok && serr.Err == jsontext.ErrNonStringName {
+								err = newMarshalErrorBefore(enc, k.Type(), err)
+							}
+							return err
+						}
 					}
-					name := enc.unwriteOnlyObjectMemberName()
-					members[i] = member{name, k}
+					name := xe.UnwriteOnlyObjectMemberName()
+					members[i] = member{name, k, v}
 				}
 				// TODO: If AllowDuplicateNames is enabled, then sort according
 				// to reflect.Value as well if the names are equal.
 				// See internal/fmtsort.
-				// TODO(https://go.dev/issue/47619): Use slices.SortFunc instead.
-				sort.Slice(members, func(i, j int) bool {
-					return lessUTF16(members[i].name, members[j].name)
+				slices.SortFunc(members, func(x, y member) int {
+					return strings.Compare(x.name, y.name)
 				})
 				for _, member := range members {
-					if err := enc.WriteToken(String(member.name)); err != nil {
+					if err := enc.WriteToken(jsontext.String(member.name)); err != nil {
 						return err
 					}
-					// TODO(https://go.dev/issue/57061): Use v.SetMapIndexOf.
-					v.Set(va.MapIndex(member.key.Value))
-					if err := marshalVal(mo, enc, v); err != nil {
+					if err := marshalVal(enc, member.val, mo); err != nil {
 						return err
 					}
 				}
 			}
 		}
-		if err := enc.WriteToken(ObjectEnd); err != nil {
+		if err := enc.WriteToken(jsontext.EndObject); err != nil {
 			return err
 		}
 		return nil
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			if uo.format == "emitnull" {
-				uo.format = "" // only relevant for marshaling
-			} else {
-				return newInvalidFormatError("unmarshal", t, uo.format)
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		xd := export.Decoder(dec)
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			switch uo.Format {
+			case "emitnull", "emitempty":
+				uo.Format = "" // only relevant for marshaling
+			default:
+				return newInvalidFormatError(dec, t)
 			}
 		}
 		tok, err := dec.ReadToken()
@@ -721,7 +890,7 @@ func makeMapArshaler(t reflect.Type) *arshaler {
 		k := tok.Kind()
 		switch k {
 		case 'n':
-			va.Set(reflect.Zero(t))
+			va.SetZero()
 			return nil
 		case '{':
 			once.Do(init)
@@ -729,17 +898,13 @@ func makeMapArshaler(t reflect.Type) *arshaler {
 				va.Set(reflect.MakeMap(t))
 			}
 
-			// Handle maps with numeric key types by stringifying them.
-			uko := uo
-			uko.StringifyNumbers = true
-
 			nonDefaultKey := keyFncs.nonDefault
 			unmarshalKey := keyFncs.unmarshal
 			unmarshalVal := valFncs.unmarshal
 			if uo.Unmarshalers != nil {
 				var ok bool
-				unmarshalKey, ok = uo.Unmarshalers.lookup(unmarshalKey, t.Key())
-				unmarshalVal, _ = uo.Unmarshalers.lookup(unmarshalVal, t.Elem())
+				unmarshalKey, ok = uo.Unmarshalers.(*Unmarshalers).lookup(unmarshalKey, t.Key())
+				unmarshalVal, _ = uo.Unmarshalers.(*Unmarshalers).lookup(unmarshalVal, t.Elem())
 				nonDefaultKey = nonDefaultKey || ok
 			}
 			k := newAddressableValue(t.Key())
@@ -751,8 +916,8 @@ func makeMapArshaler(t reflect.Type) *arshaler {
 			// will be rejected as duplicates since they semantically refer
 			// to the same Go value. This is an unusual interaction
 			// between syntax and semantics, but is more correct.
-			if !nonDefaultKey && mapKeyWithUniqueRepresentation(k.Kind(), dec.options.AllowInvalidUTF8) {
-				dec.tokens.last.disableNamespace()
+			if !nonDefaultKey && mapKeyWithUniqueRepresentation(k.Kind(), uo.Flags.Get(jsonflags.AllowInvalidUTF8)) {
+				xd.Tokens.Last.DisableNamespace()
 			}
 
 			// In the rare case where the map is not already empty,
@@ -760,46 +925,72 @@ func makeMapArshaler(t reflect.Type) *arshaler {
 			// since existing presence alone is insufficient to indicate
 			// whether the input had a duplicate name.
 			var seen reflect.Value
-			if !dec.options.AllowDuplicateNames && va.Len() > 0 {
+			if !uo.Flags.Get(jsonflags.AllowDuplicateNames) && va.Len() > 0 {
 				seen = reflect.MakeMap(reflect.MapOf(k.Type(), emptyStructType))
 			}
 
+			var errUnmarshal error
 			for dec.PeekKind() != '}' {
-				k.Set(reflect.Zero(t.Key()))
-				if err := unmarshalKey(uko, dec, k); err != nil {
-					return err
+				// Unmarshal the map entry key.
+				k.SetZero()
+				err := unmarshalKey(dec, k, uo)
+				if err != nil {
+					if isFatalError(err, uo.Flags) {
+						return err
+					}
+					if err := dec.SkipValue(); err != nil {
+						return err
+					}
+					errUnmarshal = cmp.Or(errUnmarshal, err)
+					continue
 				}
 				if k.Kind() == reflect.Interface && !k.IsNil() && !k.Elem().Type().Comparable() {
-					err := fmt.Errorf("invalid incomparable key type %v", k.Elem().Type())
-					return &SemanticError{action: "unmarshal", GoType: t, Err: err}
+					err := newUnmarshalErrorAfter(dec, t, fmt.Errorf("invalid incomparable key type %v", k.Elem().Type()))
+					if !uo.Flags.Get(jsonflags.ReportErrorsWithLegacySemantics) {
+						return err
+					}
+					if err2 := dec.SkipValue(); err2 != nil {
+						return err2
+					}
+					errUnmarshal = cmp.Or(errUnmarshal, err)
+					continue
 				}
 
+				// Check if a pre-existing map entry value exists for this key.
 				if v2 := va.MapIndex(k.Value); v2.IsValid() {
-					if !dec.options.AllowDuplicateNames && (!seen.IsValid() || seen.MapIndex(k.Value).IsValid()) {
+					if !uo.Flags.Get(jsonflags.AllowDuplicateNames) && (!seen.IsValid() || seen.MapIndex(k.Value).IsValid()) {
 						// TODO: Unread the object name.
-						name := dec.previousBuffer()
-						err := &SyntacticError{str: "duplicate name " + string(name) + " in object"}
-						return err.withOffset(dec.InputOffset() - int64(len(name)))
+						name := xd.PreviousTokenOrValue()
+						return newDuplicateNameError(dec.StackPointer(), nil, dec.InputOffset()-len64(name))
 					}
-					v.Set(v2)
+					if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+						v.Set(v2)
+					} else {
+						v.SetZero()
+					}
 				} else {
-					v.Set(reflect.Zero(v.Type()))
+					v.SetZero()
 				}
-				err := unmarshalVal(uo, dec, v)
+
+				// Unmarshal the map entry value.
+				err = unmarshalVal(dec, v, uo)
 				va.SetMapIndex(k.Value, v.Value)
 				if seen.IsValid() {
 					seen.SetMapIndex(k.Value, reflect.Zero(emptyStructType))
 				}
 				if err != nil {
-					return err
+					if isFatalError(err, uo.Flags) {
+						return err
+					}
+					errUnmarshal = cmp.Or(errUnmarshal, err)
 				}
 			}
 			if _, err := dec.ReadToken(); err != nil {
 				return err
 			}
-			return nil
+			return errUnmarshal
 		}
-		return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t}
+		return newUnmarshalErrorAfterWithSkipping(dec, t, nil)
 	}
 	return &fncs
 }
@@ -812,7 +1003,7 @@ func mapKeyWithUniqueRepresentation(k reflect.Kind, allowInvalidUTF8 bool) bool 
 	switch k {
 	case reflect.Bool,
 		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return true
 	case reflect.String:
 		// For strings, we have to be careful since names with invalid UTF-8
@@ -824,6 +1015,8 @@ func mapKeyWithUniqueRepresentation(k reflect.Kind, allowInvalidUTF8 bool) bool 
 		return false
 	}
 }
+
+var errNilField = errors.New("cannot set embedded pointer to unexported struct type")
 
 func makeStructArshaler(t reflect.Type) *arshaler {
 	// NOTE: The logic below disables namespaces for tracking duplicate names
@@ -839,27 +1032,26 @@ func makeStructArshaler(t reflect.Type) *arshaler {
 	init := func() {
 		fields, errInit = makeStructFields(t)
 	}
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			return newInvalidFormatError("marshal", t, mo.format)
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
+		xe := export.Encoder(enc)
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			return newInvalidFormatError(enc, t)
 		}
 		once.Do(init)
-		if errInit != nil {
-			err := *errInit // shallow copy SemanticError
-			err.action = "marshal"
-			return &err
+		if errInit != nil && !mo.Flags.Get(jsonflags.ReportErrorsWithLegacySemantics) {
+			return newMarshalErrorBefore(enc, errInit.GoType, errInit.Err)
 		}
-		if err := enc.WriteToken(ObjectStart); err != nil {
+		if err := enc.WriteToken(jsontext.BeginObject); err != nil {
 			return err
 		}
 		var seenIdxs uintSet
 		prevIdx := -1
-		enc.tokens.last.disableNamespace() // we manually ensure unique names below
+		xe.Tokens.Last.DisableNamespace() // we manually ensure unique names below
 		for i := range fields.flattened {
 			f := &fields.flattened[i]
-			v := addressableValue{va.Field(f.index[0])} // addressable if struct value is addressable
-			if len(f.index) > 1 {
-				v = v.fieldByIndex(f.index[1:], false)
+			v := addressableValue{va.Field(f.index0), va.forcedAddr} // addressable if struct value is addressable
+			if len(f.index) > 0 {
+				v = v.fieldByIndex(f.index, false)
 				if !v.IsValid() {
 					continue // implies a nil inlined field
 				}
@@ -867,7 +1059,13 @@ func makeStructArshaler(t reflect.Type) *arshaler {
 
 			// OmitZero skips the field if the Go value is zero,
 			// which we can determine up front without calling the marshaler.
-			if f.omitzero && ((f.isZero == nil && v.IsZero()) || (f.isZero != nil && f.isZero(v))) {
+			if (f.omitzero || mo.Flags.Get(jsonflags.OmitZeroStructFields)) &&
+				((f.isZero == nil && v.IsZero()) || (f.isZero != nil && f.isZero(v))) {
+				continue
+			}
+
+			// Check for the legacy definition of omitempty.
+			if f.omitempty && mo.Flags.Get(jsonflags.OmitEmptyWithLegacySemantics) && isLegacyEmpty(v) {
 				continue
 			}
 
@@ -875,14 +1073,15 @@ func makeStructArshaler(t reflect.Type) *arshaler {
 			nonDefault := f.fncs.nonDefault
 			if mo.Marshalers != nil {
 				var ok bool
-				marshal, ok = mo.Marshalers.lookup(marshal, f.typ)
+				marshal, ok = mo.Marshalers.(*Marshalers).lookup(marshal, f.typ)
 				nonDefault = nonDefault || ok
 			}
 
 			// OmitEmpty skips the field if the marshaled JSON value is empty,
 			// which we can know up front if there are no custom marshalers,
 			// otherwise we must marshal the value and unwrite it if empty.
-			if f.omitempty && !nonDefault && f.isEmpty != nil && f.isEmpty(v) {
+			if f.omitempty && !mo.Flags.Get(jsonflags.OmitEmptyWithLegacySemantics) &&
+				!nonDefault && f.isEmpty != nil && f.isEmpty(v) {
 				continue // fast path for omitempty
 			}
 
@@ -898,50 +1097,60 @@ func makeStructArshaler(t reflect.Type) *arshaler {
 			//	5. There is no possibility of an error occurring.
 			if optimizeCommon {
 				// Append any delimiters or optional whitespace.
-				if enc.tokens.last.length() > 0 {
-					enc.buf = append(enc.buf, ',')
+				b := xe.Buf
+				if xe.Tokens.Last.Length() > 0 {
+					b = append(b, ',')
+					if mo.Flags.Get(jsonflags.SpaceAfterComma) {
+						b = append(b, ' ')
+					}
 				}
-				if enc.options.multiline {
-					enc.buf = enc.appendIndent(enc.buf, enc.tokens.needIndent('"'))
+				if mo.Flags.Get(jsonflags.Multiline) {
+					b = xe.AppendIndent(b, xe.Tokens.NeedIndent('"'))
 				}
 
 				// Append the token to the output and to the state machine.
-				n0 := len(enc.buf) // offset before calling appendString
-				if enc.options.EscapeRune == nil {
-					enc.buf = append(enc.buf, f.quotedName...)
+				n0 := len(b) // offset before calling AppendQuote
+				if !f.nameNeedEscape {
+					b = append(b, f.quotedName...)
 				} else {
-					enc.buf, _ = appendString(enc.buf, f.name, false, enc.options.EscapeRune)
+					b, _ = jsonwire.AppendQuote(b, f.name, &mo.Flags)
 				}
-				if !enc.options.AllowDuplicateNames {
-					enc.names.replaceLastQuotedOffset(n0)
-				}
-				enc.tokens.last.increment()
+				xe.Buf = b
+				xe.Names.ReplaceLastQuotedOffset(n0)
+				xe.Tokens.Last.Increment()
 			} else {
-				if err := enc.WriteToken(String(f.name)); err != nil {
+				if err := enc.WriteToken(jsontext.String(f.name)); err != nil {
 					return err
 				}
 			}
 
 			// Write the object member value.
-			mo2 := mo
+			flagsOriginal := mo.Flags
 			if f.string {
-				mo2.StringifyNumbers = true
+				if !mo.Flags.Get(jsonflags.StringifyWithLegacySemantics) {
+					mo.Flags.Set(jsonflags.StringifyNumbers | 1)
+				} else if canLegacyStringify(f.typ) {
+					mo.Flags.Set(jsonflags.StringifyNumbers | jsonflags.StringifyBoolsAndStrings | 1)
+				}
 			}
 			if f.format != "" {
-				mo2.formatDepth = enc.tokens.depth()
-				mo2.format = f.format
+				mo.FormatDepth = xe.Tokens.Depth()
+				mo.Format = f.format
 			}
-			if err := marshal(mo2, enc, v); err != nil {
+			err := marshal(enc, v, mo)
+			mo.Flags = flagsOriginal
+			mo.Format = ""
+			if err != nil {
 				return err
 			}
 
 			// Try unwriting the member if empty (slow path for omitempty).
-			if f.omitempty {
+			if f.omitempty && !mo.Flags.Get(jsonflags.OmitEmptyWithLegacySemantics) {
 				var prevName *string
 				if prevIdx >= 0 {
 					prevName = &fields.flattened[prevIdx].name
 				}
-				if enc.unwriteEmptyObjectMember(prevName) {
+				if xe.UnwriteEmptyObjectMember(prevName) {
 					continue
 				}
 			}
@@ -949,23 +1158,23 @@ func makeStructArshaler(t reflect.Type) *arshaler {
 			// Remember the previous written object member.
 			// The set of seen fields only needs to be updated to detect
 			// duplicate names with those from the inlined fallback.
-			if !enc.options.AllowDuplicateNames && fields.inlinedFallback != nil {
+			if !mo.Flags.Get(jsonflags.AllowDuplicateNames) && fields.inlinedFallback != nil {
 				seenIdxs.insert(uint(f.id))
 			}
 			prevIdx = f.id
 		}
-		if fields.inlinedFallback != nil && !(mo.DiscardUnknownMembers && fields.inlinedFallback.unknown) {
+		if fields.inlinedFallback != nil && !(mo.Flags.Get(jsonflags.DiscardUnknownMembers) && fields.inlinedFallback.unknown) {
 			var insertUnquotedName func([]byte) bool
-			if !enc.options.AllowDuplicateNames {
+			if !mo.Flags.Get(jsonflags.AllowDuplicateNames) {
 				insertUnquotedName = func(name []byte) bool {
 					// Check that the name from inlined fallback does not match
 					// one of the previously marshaled names from known fields.
-					if foldedFields := fields.byFoldedName[string(foldName(name))]; len(foldedFields) > 0 {
+					if foldedFields := fields.lookupByFoldedName(name); len(foldedFields) > 0 {
 						if f := fields.byActualName[string(name)]; f != nil {
 							return seenIdxs.insert(uint(f.id))
 						}
 						for _, f := range foldedFields {
-							if f.nocase {
+							if f.matchFoldedName(name, &mo.Flags) {
 								return seenIdxs.insert(uint(f.id))
 							}
 						}
@@ -973,21 +1182,22 @@ func makeStructArshaler(t reflect.Type) *arshaler {
 
 					// Check that the name does not match any other name
 					// previously marshaled from the inlined fallback.
-					return enc.namespaces.last().insertUnquoted(name)
+					return xe.Namespaces.Last().InsertUnquoted(name)
 				}
 			}
-			if err := marshalInlinedFallbackAll(mo, enc, va, fields.inlinedFallback, insertUnquotedName); err != nil {
+			if err := marshalInlinedFallbackAll(enc, va, mo, fields.inlinedFallback, insertUnquotedName); err != nil {
 				return err
 			}
 		}
-		if err := enc.WriteToken(ObjectEnd); err != nil {
+		if err := enc.WriteToken(jsontext.EndObject); err != nil {
 			return err
 		}
 		return nil
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			return newInvalidFormatError("unmarshal", t, uo.format)
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		xd := export.Decoder(dec)
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			return newInvalidFormatError(dec, t)
 		}
 		tok, err := dec.ReadToken()
 		if err != nil {
@@ -996,41 +1206,45 @@ func makeStructArshaler(t reflect.Type) *arshaler {
 		k := tok.Kind()
 		switch k {
 		case 'n':
-			va.Set(reflect.Zero(t))
+			if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+				va.SetZero()
+			}
 			return nil
 		case '{':
 			once.Do(init)
-			if errInit != nil {
-				err := *errInit // shallow copy SemanticError
-				err.action = "unmarshal"
-				return &err
+			if errInit != nil && !uo.Flags.Get(jsonflags.ReportErrorsWithLegacySemantics) {
+				return newUnmarshalErrorAfter(dec, errInit.GoType, errInit.Err)
 			}
 			var seenIdxs uintSet
-			dec.tokens.last.disableNamespace()
+			xd.Tokens.Last.DisableNamespace()
+			var errUnmarshal error
 			for dec.PeekKind() != '}' {
 				// Process the object member name.
-				var flags valueFlags
-				val, err := dec.readValue(&flags)
+				var flags jsonwire.ValueFlags
+				val, err := xd.ReadValue(&flags)
 				if err != nil {
 					return err
 				}
-				name := unescapeStringMayCopy(val, flags.isVerbatim())
+				name := jsonwire.UnquoteMayCopy(val, flags.IsVerbatim())
 				f := fields.byActualName[string(name)]
 				if f == nil {
-					for _, f2 := range fields.byFoldedName[string(foldName(name))] {
-						if f2.nocase {
+					for _, f2 := range fields.lookupByFoldedName(name) {
+						if f2.matchFoldedName(name, &uo.Flags) {
 							f = f2
 							break
 						}
 					}
 					if f == nil {
-						if uo.RejectUnknownMembers && (fields.inlinedFallback == nil || fields.inlinedFallback.unknown) {
-							return &SemanticError{action: "unmarshal", GoType: t, Err: fmt.Errorf("unknown name %s", val)}
+						if uo.Flags.Get(jsonflags.RejectUnknownMembers) && (fields.inlinedFallback == nil || fields.inlinedFallback.unknown) {
+							err := newUnmarshalErrorAfter(dec, t, ErrUnknownName)
+							if !uo.Flags.Get(jsonflags.ReportErrorsWithLegacySemantics) {
+								return err
+							}
+							errUnmarshal = cmp.Or(errUnmarshal, err)
 						}
-						if !dec.options.AllowDuplicateNames && !dec.namespaces.last().insertUnquoted(name) {
+						if !uo.Flags.Get(jsonflags.AllowDuplicateNames) && !xd.Namespaces.Last().InsertUnquoted(name) {
 							// TODO: Unread the object name.
-							err := &SyntacticError{str: "duplicate name " + string(val) + " in object"}
-							return err.withOffset(dec.InputOffset() - int64(len(val)))
+							return newDuplicateNameError(dec.StackPointer(), nil, dec.InputOffset()-len64(val))
 						}
 
 						if fields.inlinedFallback == nil {
@@ -1040,46 +1254,68 @@ func makeStructArshaler(t reflect.Type) *arshaler {
 							}
 						} else {
 							// Marshal into value capable of storing arbitrary object members.
-							if err := unmarshalInlinedFallbackNext(uo, dec, va, fields.inlinedFallback, val, name); err != nil {
-								return err
+							if err := unmarshalInlinedFallbackNext(dec, va, uo, fields.inlinedFallback, val, name); err != nil {
+								if isFatalError(err, uo.Flags) {
+									return err
+								}
+								errUnmarshal = cmp.Or(errUnmarshal, err)
 							}
 						}
 						continue
 					}
 				}
-				if !dec.options.AllowDuplicateNames && !seenIdxs.insert(uint(f.id)) {
+				if !uo.Flags.Get(jsonflags.AllowDuplicateNames) && !seenIdxs.insert(uint(f.id)) {
 					// TODO: Unread the object name.
-					err := &SyntacticError{str: "duplicate name " + string(val) + " in object"}
-					return err.withOffset(dec.InputOffset() - int64(len(val)))
+					return newDuplicateNameError(dec.StackPointer(), nil, dec.InputOffset()-len64(val))
 				}
 
 				// Process the object member value.
 				unmarshal := f.fncs.unmarshal
 				if uo.Unmarshalers != nil {
-					unmarshal, _ = uo.Unmarshalers.lookup(unmarshal, f.typ)
+					unmarshal, _ = uo.Unmarshalers.(*Unmarshalers).lookup(unmarshal, f.typ)
 				}
-				uo2 := uo
+				flagsOriginal := uo.Flags
 				if f.string {
-					uo2.StringifyNumbers = true
+					if !uo.Flags.Get(jsonflags.StringifyWithLegacySemantics) {
+						uo.Flags.Set(jsonflags.StringifyNumbers | 1)
+					} else if canLegacyStringify(f.typ) {
+						uo.Flags.Set(jsonflags.StringifyNumbers | jsonflags.StringifyBoolsAndStrings | 1)
+					}
 				}
 				if f.format != "" {
-					uo2.formatDepth = dec.tokens.depth()
-					uo2.format = f.format
+					uo.FormatDepth = xd.Tokens.Depth()
+					uo.Format = f.format
 				}
-				v := addressableValue{va.Field(f.index[0])} // addressable if struct value is addressable
-				if len(f.index) > 1 {
-					v = v.fieldByIndex(f.index[1:], true)
+				v := addressableValue{va.Field(f.index0), va.forcedAddr} // addressable if struct value is addressable
+				if len(f.index) > 0 {
+					v = v.fieldByIndex(f.index, true)
+					if !v.IsValid() {
+						err := newUnmarshalErrorBefore(dec, t, errNilField)
+						if !uo.Flags.Get(jsonflags.ReportErrorsWithLegacySemantics) {
+							return err
+						}
+						errUnmarshal = cmp.Or(errUnmarshal, err)
+						unmarshal = func(dec *jsontext.Decoder, _ addressableValue, _ *jsonopts.Struct) error {
+							return dec.SkipValue()
+						}
+					}
 				}
-				if err := unmarshal(uo2, dec, v); err != nil {
-					return err
+				err = unmarshal(dec, v, uo)
+				uo.Flags = flagsOriginal
+				uo.Format = ""
+				if err != nil {
+					if isFatalError(err, uo.Flags) {
+						return err
+					}
+					errUnmarshal = cmp.Or(errUnmarshal, err)
 				}
 			}
 			if _, err := dec.ReadToken(); err != nil {
 				return err
 			}
-			return nil
+			return errUnmarshal
 		}
-		return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t}
+		return newUnmarshalErrorAfterWithSkipping(dec, t, nil)
 	}
 	return &fncs
 }
@@ -1090,7 +1326,7 @@ func (va addressableValue) fieldByIndex(index []int, mayAlloc bool) addressableV
 		if !va.IsValid() {
 			return va
 		}
-		va = addressableValue{va.Field(i)} // addressable if struct value is addressable
+		va = addressableValue{va.Field(i), va.forcedAddr} // addressable if struct value is addressable
 	}
 	return va
 }
@@ -1098,14 +1334,53 @@ func (va addressableValue) fieldByIndex(index []int, mayAlloc bool) addressableV
 func (va addressableValue) indirect(mayAlloc bool) addressableValue {
 	if va.Kind() == reflect.Pointer {
 		if va.IsNil() {
-			if !mayAlloc {
+			if !mayAlloc || !va.CanSet() {
 				return addressableValue{}
 			}
 			va.Set(reflect.New(va.Type().Elem()))
 		}
-		va = addressableValue{va.Elem()} // dereferenced pointer is always addressable
+		va = addressableValue{va.Elem(), false} // dereferenced pointer is always addressable
 	}
 	return va
+}
+
+// isLegacyEmpty reports whether a value is empty according to the v1 definition.
+func isLegacyEmpty(v addressableValue) bool {
+	// Equivalent to encoding/json.isEmptyValue@v1.21.0.
+	switch v.Kind() {
+	case reflect.Bool:
+		return v.Bool() == false
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	case reflect.String, reflect.Map, reflect.Slice, reflect.Array:
+		return v.Len() == 0
+	case reflect.Pointer, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
+
+// canLegacyStringify reports whether t can be stringified according to v1,
+// where t is a bool, string, or number (or unnamed pointer to such).
+// In v1, the `string` option does not apply recursively to nested types within
+// a composite Go type (e.g., an array, slice, struct, map, or interface).
+func canLegacyStringify(t reflect.Type) bool {
+	// Based on encoding/json.typeFields#L1126-L1143@v1.23.0
+	if t.Name() == "" && t.Kind() == reflect.Ptr {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
 }
 
 func makeSliceArshaler(t reflect.Type) *arshaler {
@@ -1117,64 +1392,75 @@ func makeSliceArshaler(t reflect.Type) *arshaler {
 	init := func() {
 		valFncs = lookupArshaler(t.Elem())
 	}
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
 		// Check for cycles.
-		if enc.tokens.depth() > startDetectingCyclesAfter {
-			if err := enc.seenPointers.visit(va.Value); err != nil {
-				return err
+		xe := export.Encoder(enc)
+		if xe.Tokens.Depth() > startDetectingCyclesAfter {
+			if err := visitPointer(&xe.SeenPointers, va.Value); err != nil {
+				return newMarshalErrorBefore(enc, t, err)
 			}
-			defer enc.seenPointers.leave(va.Value)
+			defer leavePointer(&xe.SeenPointers, va.Value)
 		}
 
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			if mo.format == "emitnull" {
-				if va.IsNil() {
-					return enc.WriteToken(Null)
-				}
-				mo.format = ""
-			} else {
-				return newInvalidFormatError("marshal", t, mo.format)
+		emitNull := mo.Flags.Get(jsonflags.FormatNilSliceAsNull)
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			switch mo.Format {
+			case "emitnull":
+				emitNull = true
+				mo.Format = ""
+			case "emitempty":
+				emitNull = false
+				mo.Format = ""
+			default:
+				return newInvalidFormatError(enc, t)
 			}
 		}
 
-		// Optimize for marshaling an empty slice without any preceding whitespace.
+		// Handle empty slices.
 		n := va.Len()
-		if optimizeCommon && n == 0 && !enc.options.multiline && !enc.tokens.last.needObjectName() {
-			enc.buf = enc.tokens.mayAppendDelim(enc.buf, '[')
-			enc.buf = append(enc.buf, "[]"...)
-			enc.tokens.last.increment()
-			if enc.needFlush() {
-				return enc.flush()
+		if n == 0 {
+			if emitNull && va.IsNil() {
+				return enc.WriteToken(jsontext.Null)
 			}
-			return nil
+			// Optimize for marshaling an empty slice without any preceding whitespace.
+			if optimizeCommon && !mo.Flags.Get(jsonflags.AnyWhitespace) && !xe.Tokens.Last.NeedObjectName() {
+				xe.Buf = append(xe.Tokens.MayAppendDelim(xe.Buf, '['), "[]"...)
+				xe.Tokens.Last.Increment()
+				if xe.NeedFlush() {
+					return xe.Flush()
+				}
+				return nil
+			}
 		}
 
 		once.Do(init)
-		if err := enc.WriteToken(ArrayStart); err != nil {
+		if err := enc.WriteToken(jsontext.BeginArray); err != nil {
 			return err
 		}
 		marshal := valFncs.marshal
 		if mo.Marshalers != nil {
-			marshal, _ = mo.Marshalers.lookup(marshal, t.Elem())
+			marshal, _ = mo.Marshalers.(*Marshalers).lookup(marshal, t.Elem())
 		}
-		for i := 0; i < n; i++ {
-			v := addressableValue{va.Index(i)} // indexed slice element is always addressable
-			if err := marshal(mo, enc, v); err != nil {
+		for i := range n {
+			v := addressableValue{va.Index(i), false} // indexed slice element is always addressable
+			if err := marshal(enc, v, mo); err != nil {
 				return err
 			}
 		}
-		if err := enc.WriteToken(ArrayEnd); err != nil {
+		if err := enc.WriteToken(jsontext.EndArray); err != nil {
 			return err
 		}
 		return nil
 	}
 	emptySlice := reflect.MakeSlice(t, 0, 0)
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			if uo.format == "emitnull" {
-				uo.format = "" // only relevant for marshaling
-			} else {
-				return newInvalidFormatError("unmarshal", t, uo.format)
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		xd := export.Decoder(dec)
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			switch uo.Format {
+			case "emitnull", "emitempty":
+				uo.Format = "" // only relevant for marshaling
+			default:
+				return newInvalidFormatError(dec, t)
 			}
 		}
 
@@ -1185,13 +1471,13 @@ func makeSliceArshaler(t reflect.Type) *arshaler {
 		k := tok.Kind()
 		switch k {
 		case 'n':
-			va.Set(reflect.Zero(t))
+			va.SetZero()
 			return nil
 		case '[':
 			once.Do(init)
 			unmarshal := valFncs.unmarshal
 			if uo.Unmarshalers != nil {
-				unmarshal, _ = uo.Unmarshalers.lookup(unmarshal, t.Elem())
+				unmarshal, _ = uo.Unmarshalers.(*Unmarshalers).lookup(unmarshal, t.Elem())
 			}
 			mustZero := true // we do not know the cleanliness of unused capacity
 			cap := va.Cap()
@@ -1199,22 +1485,25 @@ func makeSliceArshaler(t reflect.Type) *arshaler {
 				va.SetLen(cap)
 			}
 			var i int
+			var errUnmarshal error
 			for dec.PeekKind() != ']' {
 				if i == cap {
-					// TODO(https://go.dev/issue/48000): Use reflect.Value.Append.
-					va.Set(reflect.Append(va.Value, reflect.Zero(t.Elem())))
+					va.Value.Grow(1)
 					cap = va.Cap()
 					va.SetLen(cap)
-					mustZero = false // append guarantees that unused capacity is zero-initialized
+					mustZero = false // reflect.Value.Grow ensures new capacity is zero-initialized
 				}
-				v := addressableValue{va.Index(i)} // indexed slice element is always addressable
+				v := addressableValue{va.Index(i), false} // indexed slice element is always addressable
 				i++
-				if mustZero {
-					v.Set(reflect.Zero(t.Elem()))
+				if mustZero && !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+					v.SetZero()
 				}
-				if err := unmarshal(uo, dec, v); err != nil {
-					va.SetLen(i)
-					return err
+				if err := unmarshal(dec, v, uo); err != nil {
+					if isFatalError(err, uo.Flags) {
+						va.SetLen(i)
+						return err
+					}
+					errUnmarshal = cmp.Or(errUnmarshal, err)
 				}
 			}
 			if i == 0 {
@@ -1225,12 +1514,15 @@ func makeSliceArshaler(t reflect.Type) *arshaler {
 			if _, err := dec.ReadToken(); err != nil {
 				return err
 			}
-			return nil
+			return errUnmarshal
 		}
-		return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t}
+		return newUnmarshalErrorAfterWithSkipping(dec, t, nil)
 	}
 	return &fncs
 }
+
+var errArrayUnderflow = errors.New("too few array elements")
+var errArrayOverflow = errors.New("too many array elements")
 
 func makeArrayArshaler(t reflect.Type) *arshaler {
 	var fncs arshaler
@@ -1242,32 +1534,34 @@ func makeArrayArshaler(t reflect.Type) *arshaler {
 		valFncs = lookupArshaler(t.Elem())
 	}
 	n := t.Len()
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			return newInvalidFormatError("marshal", t, mo.format)
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
+		xe := export.Encoder(enc)
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			return newInvalidFormatError(enc, t)
 		}
 		once.Do(init)
-		if err := enc.WriteToken(ArrayStart); err != nil {
+		if err := enc.WriteToken(jsontext.BeginArray); err != nil {
 			return err
 		}
 		marshal := valFncs.marshal
 		if mo.Marshalers != nil {
-			marshal, _ = mo.Marshalers.lookup(marshal, t.Elem())
+			marshal, _ = mo.Marshalers.(*Marshalers).lookup(marshal, t.Elem())
 		}
-		for i := 0; i < n; i++ {
-			v := addressableValue{va.Index(i)} // indexed array element is addressable if array is addressable
-			if err := marshal(mo, enc, v); err != nil {
+		for i := range n {
+			v := addressableValue{va.Index(i), va.forcedAddr} // indexed array element is addressable if array is addressable
+			if err := marshal(enc, v, mo); err != nil {
 				return err
 			}
 		}
-		if err := enc.WriteToken(ArrayEnd); err != nil {
+		if err := enc.WriteToken(jsontext.EndArray); err != nil {
 			return err
 		}
 		return nil
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			return newInvalidFormatError("unmarshal", t, uo.format)
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		xd := export.Decoder(dec)
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			return newInvalidFormatError(dec, t)
 		}
 		tok, err := dec.ReadToken()
 		if err != nil {
@@ -1276,37 +1570,51 @@ func makeArrayArshaler(t reflect.Type) *arshaler {
 		k := tok.Kind()
 		switch k {
 		case 'n':
-			va.Set(reflect.Zero(t))
+			if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+				va.SetZero()
+			}
 			return nil
 		case '[':
 			once.Do(init)
 			unmarshal := valFncs.unmarshal
 			if uo.Unmarshalers != nil {
-				unmarshal, _ = uo.Unmarshalers.lookup(unmarshal, t.Elem())
+				unmarshal, _ = uo.Unmarshalers.(*Unmarshalers).lookup(unmarshal, t.Elem())
 			}
 			var i int
+			var errUnmarshal error
 			for dec.PeekKind() != ']' {
 				if i >= n {
-					err := errors.New("too many array elements")
-					return &SemanticError{action: "unmarshal", GoType: t, Err: err}
+					if err := dec.SkipValue(); err != nil {
+						return err
+					}
+					err = errArrayOverflow
+					continue
 				}
-				v := addressableValue{va.Index(i)} // indexed array element is addressable if array is addressable
-				v.Set(reflect.Zero(v.Type()))
-				if err := unmarshal(uo, dec, v); err != nil {
-					return err
+				v := addressableValue{va.Index(i), va.forcedAddr} // indexed array element is addressable if array is addressable
+				if !uo.Flags.Get(jsonflags.MergeWithLegacySemantics) {
+					v.SetZero()
+				}
+				if err := unmarshal(dec, v, uo); err != nil {
+					if isFatalError(err, uo.Flags) {
+						return err
+					}
+					errUnmarshal = cmp.Or(errUnmarshal, err)
 				}
 				i++
+			}
+			for ; i < n; i++ {
+				va.Index(i).SetZero()
+				err = errArrayUnderflow
 			}
 			if _, err := dec.ReadToken(); err != nil {
 				return err
 			}
-			if i < n {
-				err := errors.New("too few array elements")
-				return &SemanticError{action: "unmarshal", GoType: t, Err: err}
+			if err != nil && !uo.Flags.Get(jsonflags.UnmarshalArrayFromAnyLength) {
+				return newUnmarshalErrorAfter(dec, t, err)
 			}
-			return nil
+			return errUnmarshal
 		}
-		return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t}
+		return newUnmarshalErrorAfterWithSkipping(dec, t, nil)
 	}
 	return &fncs
 }
@@ -1320,46 +1628,62 @@ func makePointerArshaler(t reflect.Type) *arshaler {
 	init := func() {
 		valFncs = lookupArshaler(t.Elem())
 	}
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
 		// Check for cycles.
-		if enc.tokens.depth() > startDetectingCyclesAfter {
-			if err := enc.seenPointers.visit(va.Value); err != nil {
-				return err
+		xe := export.Encoder(enc)
+		if xe.Tokens.Depth() > startDetectingCyclesAfter {
+			if err := visitPointer(&xe.SeenPointers, va.Value); err != nil {
+				return newMarshalErrorBefore(enc, t, err)
 			}
-			defer enc.seenPointers.leave(va.Value)
+			defer leavePointer(&xe.SeenPointers, va.Value)
 		}
 
-		// NOTE: MarshalOptions.format is forwarded to underlying marshal.
+		// NOTE: Struct.Format is forwarded to underlying marshal.
 		if va.IsNil() {
-			return enc.WriteToken(Null)
+			return enc.WriteToken(jsontext.Null)
 		}
 		once.Do(init)
 		marshal := valFncs.marshal
 		if mo.Marshalers != nil {
-			marshal, _ = mo.Marshalers.lookup(marshal, t.Elem())
+			marshal, _ = mo.Marshalers.(*Marshalers).lookup(marshal, t.Elem())
 		}
-		v := addressableValue{va.Elem()} // dereferenced pointer is always addressable
-		return marshal(mo, enc, v)
+		v := addressableValue{va.Elem(), false} // dereferenced pointer is always addressable
+		return marshal(enc, v, mo)
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		// NOTE: UnmarshalOptions.format is forwarded to underlying unmarshal.
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		// NOTE: Struct.Format is forwarded to underlying unmarshal.
 		if dec.PeekKind() == 'n' {
 			if _, err := dec.ReadToken(); err != nil {
 				return err
 			}
-			va.Set(reflect.Zero(t))
+			va.SetZero()
 			return nil
 		}
 		once.Do(init)
 		unmarshal := valFncs.unmarshal
 		if uo.Unmarshalers != nil {
-			unmarshal, _ = uo.Unmarshalers.lookup(unmarshal, t.Elem())
+			unmarshal, _ = uo.Unmarshalers.(*Unmarshalers).lookup(unmarshal, t.Elem())
 		}
 		if va.IsNil() {
 			va.Set(reflect.New(t.Elem()))
 		}
-		v := addressableValue{va.Elem()} // dereferenced pointer is always addressable
-		return unmarshal(uo, dec, v)
+		v := addressableValue{va.Elem(), false} // dereferenced pointer is always addressable
+		if err := unmarshal(dec, v, uo); err != nil {
+			return err
+		}
+		if uo.Flags.Get(jsonflags.StringifyWithLegacySemantics) &&
+			uo.Flags.Get(jsonflags.StringifyNumbers|jsonflags.StringifyBoolsAndStrings) {
+			// A JSON null quoted within a JSON string should take effect
+			// within the pointer value, rather than the indirect value.
+			//
+			// TODO: This does not correctly handle escaped nulls
+			// (e.g., "\u006e\u0075\u006c\u006c"), but is good enough
+			// for such an esoteric use case of the `string` option.
+			if string(export.Decoder(dec).PreviousTokenOrValue()) == `"null"` {
+				va.SetZero()
+			}
+		}
+		return nil
 	}
 	return &fncs
 }
@@ -1370,34 +1694,82 @@ func makeInterfaceArshaler(t reflect.Type) *arshaler {
 	// store them back into the interface afterwards.
 
 	var fncs arshaler
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
-		if mo.format != "" && mo.formatDepth == enc.tokens.depth() {
-			return newInvalidFormatError("marshal", t, mo.format)
+	var whichMarshaler reflect.Type
+	for _, iface := range allMarshalerTypes {
+		if t.Implements(iface) {
+			whichMarshaler = t
+			break
+		}
+	}
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
+		xe := export.Encoder(enc)
+		if mo.Format != "" && mo.FormatDepth == xe.Tokens.Depth() {
+			return newInvalidFormatError(enc, t)
 		}
 		if va.IsNil() {
-			return enc.WriteToken(Null)
+			return enc.WriteToken(jsontext.Null)
+		} else if mo.Flags.Get(jsonflags.CallMethodsWithLegacySemantics) && whichMarshaler != nil {
+			// The marshaler for a pointer never calls the method on a nil receiver.
+			// Wrap the nil pointer within a struct type so that marshal
+			// instead appears on a value receiver and may be called.
+			if va.Elem().Kind() == reflect.Pointer && va.Elem().IsNil() {
+				v2 := newAddressableValue(whichMarshaler)
+				switch whichMarshaler {
+				case jsonMarshalerToType:
+					v2.Set(reflect.ValueOf(struct{ MarshalerTo }{va.Elem().Interface().(MarshalerTo)}))
+				case jsonMarshalerType:
+					v2.Set(reflect.ValueOf(struct{ Marshaler }{va.Elem().Interface().(Marshaler)}))
+				case textAppenderType:
+					v2.Set(reflect.ValueOf(struct{ encoding.TextAppender }{va.Elem().Interface().(encoding.TextAppender)}))
+				case textMarshalerType:
+					v2.Set(reflect.ValueOf(struct{ encoding.TextMarshaler }{va.Elem().Interface().(encoding.TextMarshaler)}))
+				}
+				va = v2
+			}
 		}
 		v := newAddressableValue(va.Elem().Type())
 		v.Set(va.Elem())
 		marshal := lookupArshaler(v.Type()).marshal
 		if mo.Marshalers != nil {
-			marshal, _ = mo.Marshalers.lookup(marshal, v.Type())
+			marshal, _ = mo.Marshalers.(*Marshalers).lookup(marshal, v.Type())
 		}
 		// Optimize for the any type if there are no special options.
-		if optimizeCommon && t == anyType && !mo.StringifyNumbers && mo.format == "" && (mo.Marshalers == nil || !mo.Marshalers.fromAny) {
-			return marshalValueAny(mo, enc, va.Elem().Interface())
+		if optimizeCommon &&
+			t == anyType && !mo.Flags.Get(jsonflags.StringifyNumbers|jsonflags.StringifyBoolsAndStrings) && mo.Format == "" &&
+			(mo.Marshalers == nil || !mo.Marshalers.(*Marshalers).fromAny) {
+			return marshalValueAny(enc, va.Elem().Interface(), mo)
 		}
-		return marshal(mo, enc, v)
+		return marshal(enc, v, mo)
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		if uo.format != "" && uo.formatDepth == dec.tokens.depth() {
-			return newInvalidFormatError("unmarshal", t, uo.format)
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		xd := export.Decoder(dec)
+		if uo.Format != "" && uo.FormatDepth == xd.Tokens.Depth() {
+			return newInvalidFormatError(dec, t)
+		}
+		if uo.Flags.Get(jsonflags.MergeWithLegacySemantics) && !va.IsNil() {
+			// Legacy merge behavior is difficult to explain.
+			// In general, it only merges for non-nil pointer kinds.
+			// As a special case, unmarshaling a JSON null into a pointer
+			// sets a concrete nil pointer of the underlying type
+			// (rather than setting the interface value itself to nil).
+			e := va.Elem()
+			if e.Kind() == reflect.Pointer && !e.IsNil() {
+				if dec.PeekKind() == 'n' && e.Elem().Kind() == reflect.Pointer {
+					if _, err := dec.ReadToken(); err != nil {
+						return err
+					}
+					va.Elem().Elem().SetZero()
+					return nil
+				}
+			} else {
+				va.SetZero()
+			}
 		}
 		if dec.PeekKind() == 'n' {
 			if _, err := dec.ReadToken(); err != nil {
 				return err
 			}
-			va.Set(reflect.Zero(t))
+			va.SetZero()
 			return nil
 		}
 		var v addressableValue
@@ -1407,8 +1779,10 @@ func makeInterfaceArshaler(t reflect.Type) *arshaler {
 			// are always unmarshaled into an any value as Go strings.
 			// Duplicate name check must be enforced since unmarshalValueAny
 			// does not implement merge semantics.
-			if optimizeCommon && t == anyType && uo.format == "" && (uo.Unmarshalers == nil || !uo.Unmarshalers.fromAny) && !dec.options.AllowDuplicateNames {
-				v, err := unmarshalValueAny(uo, dec)
+			if optimizeCommon &&
+				t == anyType && !uo.Flags.Get(jsonflags.AllowDuplicateNames) && uo.Format == "" &&
+				(uo.Unmarshalers == nil || !uo.Unmarshalers.(*Unmarshalers).fromAny) {
+				v, err := unmarshalValueAny(dec, uo)
 				// We must check for nil interface values up front.
 				// See https://go.dev/issue/52310.
 				if v != nil {
@@ -1419,8 +1793,7 @@ func makeInterfaceArshaler(t reflect.Type) *arshaler {
 
 			k := dec.PeekKind()
 			if !isAnyType(t) {
-				err := errors.New("cannot derive concrete type for non-empty interface")
-				return &SemanticError{action: "unmarshal", JSONKind: k, GoType: t, Err: err}
+				return newUnmarshalErrorBeforeWithSkipping(dec, t, internal.ErrNilInterface)
 			}
 			switch k {
 			case 'f', 't':
@@ -1428,7 +1801,11 @@ func makeInterfaceArshaler(t reflect.Type) *arshaler {
 			case '"':
 				v = newAddressableValue(stringType)
 			case '0':
-				v = newAddressableValue(float64Type)
+				if uo.Flags.Get(jsonflags.UnmarshalAnyWithRawNumber) {
+					v = addressableValue{reflect.ValueOf(internal.NewRawNumber()).Elem(), true}
+				} else {
+					v = newAddressableValue(float64Type)
+				}
 			case '{':
 				v = newAddressableValue(mapStringAnyType)
 			case '[':
@@ -1450,9 +1827,9 @@ func makeInterfaceArshaler(t reflect.Type) *arshaler {
 		}
 		unmarshal := lookupArshaler(v.Type()).unmarshal
 		if uo.Unmarshalers != nil {
-			unmarshal, _ = uo.Unmarshalers.lookup(unmarshal, v.Type())
+			unmarshal, _ = uo.Unmarshalers.(*Unmarshalers).lookup(unmarshal, v.Type())
 		}
-		err := unmarshal(uo, dec, v)
+		err := unmarshal(dec, v, uo)
 		va.Set(v.Value)
 		return err
 	}
@@ -1470,16 +1847,62 @@ func isAnyType(t reflect.Type) bool {
 
 func makeInvalidArshaler(t reflect.Type) *arshaler {
 	var fncs arshaler
-	fncs.marshal = func(mo MarshalOptions, enc *Encoder, va addressableValue) error {
-		return &SemanticError{action: "marshal", GoType: t}
+	fncs.marshal = func(enc *jsontext.Encoder, va addressableValue, mo *jsonopts.Struct) error {
+		return newMarshalErrorBefore(enc, t, nil)
 	}
-	fncs.unmarshal = func(uo UnmarshalOptions, dec *Decoder, va addressableValue) error {
-		return &SemanticError{action: "unmarshal", GoType: t}
+	fncs.unmarshal = func(dec *jsontext.Decoder, va addressableValue, uo *jsonopts.Struct) error {
+		return newUnmarshalErrorBefore(dec, t, nil)
 	}
 	return &fncs
 }
 
-func newInvalidFormatError(action string, t reflect.Type, format string) error {
-	err := fmt.Errorf("invalid format flag: %q", format)
-	return &SemanticError{action: action, GoType: t, Err: err}
+func stringOrNumberKind(isString bool) jsontext.Kind {
+	if isString {
+		return '"'
+	} else {
+		return '0'
+	}
+}
+
+type uintSet64 uint64
+
+func (s uintSet64) has(i uint) bool { return s&(1<<i) > 0 }
+func (s *uintSet64) set(i uint)     { *s |= 1 << i }
+
+// uintSet is a set of unsigned integers.
+// It is optimized for most integers being close to zero.
+type uintSet struct {
+	lo uintSet64
+	hi []uintSet64
+}
+
+// has reports whether i is in the set.
+func (s *uintSet) has(i uint) bool {
+	if i < 64 {
+		return s.lo.has(i)
+	} else {
+		i -= 64
+		iHi, iLo := int(i/64), i%64
+		return iHi < len(s.hi) && s.hi[iHi].has(iLo)
+	}
+}
+
+// insert inserts i into the set and reports whether it was the first insertion.
+func (s *uintSet) insert(i uint) bool {
+	// TODO: Make this inlinable at least for the lower 64-bit case.
+	if i < 64 {
+		has := s.lo.has(i)
+		s.lo.set(i)
+		return !has
+	} else {
+		i -= 64
+		iHi, iLo := int(i/64), i%64
+		if iHi >= len(s.hi) {
+			s.hi = append(s.hi, make([]uintSet64, iHi+1-len(s.hi))...)
+			s.hi = s.hi[:cap(s.hi)]
+		}
+		has := s.hi[iHi].has(iLo)
+		s.hi[iHi].set(iLo)
+		return !has
+	}
 }

@@ -107,6 +107,7 @@ var encode = EncMode{
 		}
 		return encode
 	}(),
+	deterministic: true,
 }
 
 var Encode = EncMode{
@@ -122,6 +123,7 @@ var Encode = EncMode{
 		}
 		return em
 	}(),
+	deterministic: true,
 }
 
 var EncodeNondeterministic = EncMode{
@@ -134,14 +136,20 @@ var EncodeNondeterministic = EncMode{
 		}
 		return em
 	}(),
+	deterministic: false,
 }
 
 type EncMode struct {
-	delegate cbor.UserBufferEncMode
+	delegate      cbor.UserBufferEncMode
+	deterministic bool
 }
 
 func (em EncMode) options() cbor.EncOptions {
 	return em.delegate.EncOptions()
+}
+
+func (em EncMode) IsDeterministic() bool {
+	return em.deterministic
 }
 
 func (em EncMode) MarshalTo(v interface{}, w io.Writer) error {
