@@ -85,6 +85,10 @@ func FuzzDecide(f *testing.F) {
 	// lowered request, after refusing the larger target (KEP-1790).
 	f.Add(int64(2), int8(18), int64(2), int8(18), int64(3), int8(18), int64(2), int8(18), true, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(1))
 	f.Add(int64(2), int8(18), int64(2), int8(18), int64(3), int8(18), int64(2), int8(18), true, uint8(0), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), false, uint8(2))
+	// The driver answered 3 with 2, which kubelet finished at, clearing
+	// the condition; and the size handed back to kubelet, refused once.
+	f.Add(int64(3), int8(18), int64(2), int8(18), int64(2), int8(18), int64(2), int8(18), true, uint8(0), "", false, uint8(6), uint8(0), int64(0), int64(time.Second), true, int64(0), true, uint8(0))
+	f.Add(int64(2), int8(18), int64(1), int8(18), int64(3), int8(18), int64(2), int8(18), true, uint8(5), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), true, uint8(16))
 	// Kubelet refused the target; the request is lowered below it.
 	f.Add(int64(2), int8(18), int64(1), int8(18), int64(3), int8(18), int64(3), int8(18), true, uint8(5), "", false, uint8(0), uint8(0), int64(0), int64(0), true, int64(0), true, uint8(0))
 	f.Fuzz(func(t *testing.T, req int64, reqScale int8, capacity int64, capScale int8, pv int64, pvScale int8,
@@ -111,6 +115,9 @@ func FuzzDecide(f *testing.F) {
 			if (class-1)%4 == 3 {
 				f.Reason = "FailedPrecondition" // in use
 			}
+			if f.Class == Infeasible && (class-1)/4%2 == 1 {
+				f.Reason = ReasonShort // the driver answered less
+			}
 			switch failSel % 4 {
 			case 0:
 				f.Target = s.Request
@@ -126,6 +133,7 @@ func FuzzDecide(f *testing.F) {
 			s.LastFailure = f
 		}
 		s.Rounded = fuzzRounded(s, rounded)
+		s.HandedBack = fuzzHandBack(s, rounded>>4)
 		s.PreResizeAnnotated = rounded >= 128
 		d := Decide(s, t0, retry)
 		checkDecision(t, s, d)
@@ -161,6 +169,34 @@ func fuzzRounded(s State, sel uint8) *Rounding {
 	return nil
 }
 
+// fuzzHandBack is what the resizer remembers of the last size it handed
+// back to kubelet, by selector: nothing; the recorded size (or the
+// request), once or twice; the volume's size.
+func fuzzHandBack(s State, sel uint8) *HandBack {
+	target := s.Request
+	if s.Allocated != nil {
+		target = *s.Allocated
+	}
+	switch sel % 4 {
+	case 1:
+		return &HandBack{Target: target}
+	case 2:
+		return &HandBack{Target: target, Again: true}
+	case 3:
+		return &HandBack{Target: s.PVSize}
+	}
+	return nil
+}
+
+// handedBackOnceRefused is true when kubelet marked infeasible the very
+// size the resizer handed back to it once, which the user still asks for,
+// the claim does not have, and the volume holds.
+func handedBackOnceRefused(s State) bool {
+	h := s.HandedBack
+	return s.Recovery && h != nil && !h.Again && s.Status == nodeInfeasible && s.Allocated != nil &&
+		h.Target.Cmp(*s.Allocated) == 0 && s.Request.Sign() > 0 && s.Request.Cmp(h.Target) == 0 && s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(h.Target) >= 0
+}
+
 // checkDecision fails t when d breaks an invariant for s. The invariants are
 // written from the contract (docs/design.md), not from the code.
 func checkDecision(t *testing.T, s State, d Decision) {
@@ -169,7 +205,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 		t.Errorf("%s: empty reason", describe(s))
 	}
 	switch d.Action {
-	case None, Expand, Wait, RecordVolumeSize, NodeRetry, DropPreResizeCapacity:
+	case None, Expand, Wait, RecordVolumeSize, NodeRetry, DropPreResizeCapacity, RecordShort:
 	default:
 		t.Fatalf("%s: unknown action %d", describe(s), d.Action)
 	}
@@ -213,9 +249,24 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	// A node retry hands kubelet the request, which the volume holds and
 	// the claim does not: lowered, after kubelet found the recorded size
 	// infeasible; or raised, after kubelet finished below the volume.
-	if d.Action == NodeRetry && (d.Target.Cmp(s.Request) != 0 || s.PVSize.Cmp(d.Target) < 0 || s.Allocated == nil || d.Target.Cmp(s.Capacity) <= 0 ||
+	if d.Action == NodeRetry && !handedBackOnceRefused(s) && (d.Target.Cmp(s.Request) != 0 || s.PVSize.Cmp(d.Target) < 0 || s.Allocated == nil || d.Target.Cmp(s.Capacity) <= 0 ||
 		!(s.Status == nodeInfeasible && d.Target.Cmp(*s.Allocated) < 0 || s.Status == "" && s.Capacity.Cmp(*s.Allocated) == 0)) {
 		t.Errorf("%s: node retry at %s", describe(s), d.Target.String())
+	}
+	// A size handed back once and marked infeasible (perhaps for another
+	// node's failure of the size before it) is handed back once more, and
+	// a size handed back twice never again.
+	if handedBackOnceRefused(s) && (d.Action != NodeRetry || d.Target.Cmp(*s.Allocated) != 0) {
+		t.Errorf("%s: %s to %s, want %s handed back once more", describe(s), d.Action, d.Target.String(), s.Allocated.String())
+	}
+	// A short answer is recorded again only while the claim says nothing
+	// of it, with no driver call, for the size it was the answer to.
+	if d.Action == RecordShort {
+		f := s.LastFailure
+		if f == nil || f.Reason != ReasonShort || f.Target.Cmp(d.Target) != 0 || s.ErrorRecorded || s.Status != "" {
+			t.Errorf("%s: %s to %s, but no unrecorded short answer to it is remembered", describe(s), d.Action, d.Target.String())
+		}
+		return
 	}
 	// Kubelet finished below the volume's size, and the request is raised
 	// within it: only the node's part is left, at the request (asking the
@@ -234,7 +285,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 		t.Errorf("%s: expand again to %s, the size kubelet found infeasible", describe(s), d.Target.String())
 	}
 	// ... nor is anything done until the user asks for another size.
-	if s.Status == nodeInfeasible && s.Allocated != nil && s.Request.Cmp(*s.Allocated) == 0 && d.Action != None {
+	if s.Status == nodeInfeasible && s.Allocated != nil && s.Request.Cmp(*s.Allocated) == 0 && d.Action != None && !handedBackOnceRefused(s) {
 		t.Errorf("%s: %s to %s, but the request is still the size kubelet found infeasible", describe(s), d.Action, d.Target.String())
 	}
 	// AnnotateFsResize's annotation goes once the claim has the volume's

@@ -69,7 +69,7 @@ func (s State) nodeInfeasibleUnchanged() bool {
 func (s State) handBackAgain() bool {
 	h := s.HandedBack
 	return s.Recovery && h != nil && !h.Again && s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible && s.Allocated != nil &&
-		h.Target.Cmp(*s.Allocated) == 0 && s.Request.Cmp(h.Target) == 0 && s.PVSize.Cmp(h.Target) >= 0
+		h.Target.Cmp(*s.Allocated) == 0 && s.Request.Sign() > 0 && s.Request.Cmp(h.Target) == 0 && s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(h.Target) >= 0
 }
 
 // nodeRecoverable is true when kubelet found the recorded size infeasible
