@@ -48,7 +48,7 @@ IMAGE_ARCHIVE ?= _output/csi-resizer-image.tar
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
-.PHONY: all build resizer plugin bench demo test test-unit test-e2e test-chaos test-fuzz vet fmt-check vendor-check deps-check license-check verify-vuln image container clean FORCE
+.PHONY: all build resizer plugin bench demo test test-unit test-e2e test-compat test-chaos test-fuzz vet fmt-check vendor-check deps-check license-check verify-vuln image container clean FORCE
 
 all: build
 
@@ -91,6 +91,24 @@ test-e2e: build image
 	E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" E2E_TEST_DRIVER="$(CURDIR)/_output/csi-test-driver" \
 		E2E_EXPLAIN="$(CURDIR)/bin/$(PLUGIN)" E2E_IMAGE="$(abspath $(IMAGE_ARCHIVE))" \
 		$(GO) test -tags e2e -count=1 -parallel 64 -timeout 30m -v ./test/e2e/... ./test/demo/ 2>&1 | grep -v '^[IWE][0-9]\{4\} '
+
+# `make test-compat` runs the e2e tests of the node, recovery, modification
+# and the core resize against the kube-apiserver and kubelet of each older
+# minor in COMPAT_MINORS, each pinned by test/tools/compat/v1.NN (written by
+# hack/compat-module.sh; the other tools are the default's), built and
+# cached like the other tools. About 4 minutes a minor once built, and
+# 5 to build one the first time.
+COMPAT_MINORS ?= v1.34 v1.35 v1.36
+COMPAT_TESTS ?= ^(TestRecoveryMatrix|TestAnnotateFsResizeThroughKubelet|TestKubelet.*|TestModify.*|TestResizeAndModify.*|TestKilled.*|TestControllerOnlyExpansion|TestControllerAndNodeExpansion|TestNodeOnlyDriver|TestOtherDriverAndUnboundClaimsUntouched|TestControlPlaneFailureThenSuccess|TestInfeasibleThenUserLowersRequest|TestQuota.*|TestInUseClaims|TestNodeDeployment|TestExplainResizeStates|TestExplainNodePending)$$
+test-compat: build image
+	$(GO) build -o _output/csi-test-driver ./test/cmd/csi-test-driver
+	for minor in $(COMPAT_MINORS); do \
+		tools="$$(COMPAT=$$minor hack/build-tools.sh etcd kube-apiserver csi-mock kubelet cri-fake csi-registrar)"; \
+		echo "test-compat: kube-apiserver and kubelet $$("$$tools/kube-apiserver" --version | cut -d' ' -f2)"; \
+		E2E_TOOLS_DIR="$$tools" E2E_RESIZER="$(CURDIR)/bin/$(BINARY)" E2E_TEST_DRIVER="$(CURDIR)/_output/csi-test-driver" \
+			E2E_EXPLAIN="$(CURDIR)/bin/$(PLUGIN)" E2E_IMAGE="$(abspath $(IMAGE_ARCHIVE))" \
+			$(GO) test -tags e2e -count=1 -parallel 64 -timeout 20m -v -run '$(COMPAT_TESTS)' ./test/e2e/ 2>&1 | grep -v '^[IWE][0-9]\{4\} '; \
+	done
 
 # `make test-chaos` runs the resizer binary through faults (processes killed
 # at random, failing and restarting CSI drivers, kubelet killed and started
@@ -199,9 +217,7 @@ vendor-check:
 	hack/verify-vendor.sh
 
 # The tools module pins the libraries it shares with the resizer at the same
-# versions, so that a first `make demo` compiles them once (but while
-# test/tools still builds an older Kubernetes minor than the client
-# libraries: hack/verify-shared-deps.sh).
+# versions, so that a first `make demo` compiles them once.
 deps-check:
 	hack/verify-shared-deps.sh
 

@@ -19,6 +19,10 @@
 # registrar that introduces a CSI driver to it); and helm and promtool at
 # their pinned releases. Usage: build-tools.sh [tool...] (default: all).
 #
+# With COMPAT=v1.NN, kube-apiserver and kubelet are those of the older
+# release that test/tools/compat/v1.NN pins (hack/compat-module.sh writes
+# it), for `make test-compat`; the other tools stay the default module's.
+#
 # Each tool is cached in a folder of its own, keyed by the Kubernetes version
 # and a hash of what goes into that tool only (a change to the CSI mock does
 # not rebuild kube-apiserver). The tools asked for are linked into one folder,
@@ -35,6 +39,15 @@ cd "$root/test/tools"
 
 cache="${TOOLS_CACHE:-$root/_output/tools}"
 version="$(awk '$1 == "k8s.io/kubernetes" {print $2}' go.mod)"
+compat_dir="" compat_version=""
+if [[ -n "${COMPAT:-}" ]]; then
+	compat_dir="$root/test/tools/compat/$COMPAT"
+	if [[ ! -f "$compat_dir/go.mod" ]]; then
+		echo "build-tools: no module for COMPAT=$COMPAT in test/tools/compat (write it with hack/compat-module.sh v1.NN.P)" >&2
+		exit 1
+	fi
+	compat_version="$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" {print $3}' "$compat_dir/go.mod")"
+fi
 helm_version=v3.22.0
 # Prometheus v3.16.0: its Go module is tagged v0.316.0 (v0.3xx.y is 3.xx.y).
 promtool_version=v0.316.0
@@ -44,8 +57,9 @@ tools=("${@:-${all[@]}}")
 # inputs prints what a tool is built from: the module pins, its own sources,
 # this script and the Go version.
 inputs() {
-	local name="$1"
-	cat go.mod go.sum "$root/hack/build-tools.sh" <(go version)
+	local name="$1" dir
+	dir="$(module_dir "$name")"
+	cat "$dir/go.mod" "$dir/go.sum" "$root/hack/build-tools.sh" <(go version)
 	case "$name" in
 	etcd | csi-mock | cri-fake | csi-registrar) cat "cmd/$name"/*.go ;;
 	kube-apiserver | kubelet) ;;
@@ -72,24 +86,42 @@ minutes() {
 	esac
 }
 
+# compat_tool is true for a tool that COMPAT builds at the older release.
+compat_tool() {
+	[[ -n "$compat_dir" && ("$1" == kube-apiserver || "$1" == kubelet) ]]
+}
+
+# module_dir prints the folder of the module a tool is built from.
+module_dir() {
+	if compat_tool "$1"; then
+		echo "$compat_dir"
+	else
+		echo "$root/test/tools"
+	fi
+}
+
 # version_of prints the version a tool is built at.
 version_of() {
 	case "$1" in
 	helm) echo "$helm_version" ;;
 	promtool) echo "$promtool_version" ;;
-	*) echo "$version" ;;
+	*) if compat_tool "$1"; then echo "$compat_version"; else echo "$version"; fi ;;
 	esac
 }
 
 tool_dir() {
 	local name="$1" key
 	key="$(inputs "$name" | sha256sum | cut -c1-12)"
-	echo "$cache/$name-$version-$key"
+	echo "$cache/$name-$(version_of "$name")-$key"
 }
 
-ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$version"
-ldflags+=" -X k8s.io/component-base/version.gitMajor=$(echo "${version#v}" | cut -d. -f1)"
-ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "${version#v}" | cut -d. -f2)"
+# ldflags are the flags that stamp a Kubernetes version into a tool.
+ldflags() {
+	local v="$1"
+	echo "-s -w -X k8s.io/component-base/version.gitVersion=$v" \
+		"-X k8s.io/component-base/version.gitMajor=$(echo "${v#v}" | cut -d. -f1)" \
+		"-X k8s.io/component-base/version.gitMinor=$(echo "${v#v}" | cut -d. -f2)"
+}
 
 # package is the Go package of a tool of the tools module.
 package() {
@@ -126,12 +158,13 @@ alive() {
 # grpc, golang.org/x/...; hack/verify-shared-deps.sh checks it), so Go's build
 # cache compiles those libraries once for the resizer and the tools alike.
 build_module_tools() {
-	local staging pkgs=()
+	local staging pkgs=() first="$1"
 	for name in "$@"; do
 		pkgs+=("$(package "$name")")
 	done
 	staging="$(mktemp -d "$cache/.staging.XXXXXX")"
-	alive "$*" env CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$staging/" "${pkgs[@]}"
+	(cd "$(module_dir "$first")" && alive "$*" env CGO_ENABLED=0 go build -mod=readonly -trimpath \
+		-ldflags "$(ldflags "$(version_of "$first")")" -o "$staging/" "${pkgs[@]}")
 	for name in "$@"; do
 		mkdir -p "$(tool_dir "$name")"
 		mv "$staging/$name" "$(tool_dir "$name")/$name"
@@ -180,8 +213,16 @@ done
 if ((${#missing[@]} > 0)); then
 	echo "build-tools: building $(IFS=,; echo "${named[*]}" | sed 's/,/, /g') from the Go module proxy: about $total minutes on 2 cores the first time, cached after that" >&2
 fi
-if ((${#module[@]} > 0)); then
-	build_module_tools "${module[@]}"
+# The tools of one module are built by one go build: COMPAT's apart.
+default=() older=()
+for name in "${module[@]}"; do
+	if compat_tool "$name"; then older+=("$name"); else default+=("$name"); fi
+done
+if ((${#default[@]} > 0)); then
+	build_module_tools "${default[@]}"
+fi
+if ((${#older[@]} > 0)); then
+	build_module_tools "${older[@]}"
 fi
 if [[ " ${missing[*]} " == *" helm "* ]]; then
 	build_helm
