@@ -22,6 +22,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
@@ -133,7 +134,10 @@ func callDriver[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op
 // the others are retried with backoff. A failure whose recording failed is
 // forgotten, so that after the backoff the attempt is made again and its
 // failure written, rather than the claim showing an attempt in progress
-// for as long as the slow lane waits.
+// for as long as the slow lane waits; but not after a conflict, which is
+// looked at again at once, often before the cache has the write that
+// caused it (a user's new request): forgotten, the infeasible target would
+// be asked for again at once.
 func failedCall[T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, target T, x call[T, R], cause error, start time.Time) (time.Duration, error) {
 	f := attempt.Failed(op.rules, cause, target, c.Clock.Now())
 	op.track.failures.set(idOf(key, pvc), f)
@@ -142,7 +146,9 @@ func failedCall[T, R any](c *Controller, ctx context.Context, op driverOperation
 	c.emit(pvc, event{v1.EventTypeWarning, op.failedReason, warning})
 	if updated != nil {
 		if _, err := c.patchClaim(ctx, key, pvc, updated); err != nil {
-			op.track.failures.forget(key)
+			if !apierrors.IsConflict(err) {
+				op.track.failures.forget(key)
+			}
 			return 0, c.writeFailed(ctx, pvc, op.failedReason, err, x.what()+": record the failure in the claim", "retried with backoff")
 		}
 	}

@@ -23,6 +23,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestUnrecordedInfeasibleSizeIsTriedAgain: the driver finds the size
@@ -83,4 +85,27 @@ func TestAppliedClassRecordedWithoutItsSecret(t *testing.T) {
 	equal(t, "driver calls", m.targets(), []string{gold})
 	equal(t, "claim", modifySummary(e.claim("a")), atGold)
 	equal(t, "PV class", pvClass(e.volume("pv-a")), gold)
+}
+
+// TestInfeasibleSizeNotAskedAgainAfterAConflict: the write that records an
+// infeasible size conflicts (the claim changed under it, here by the user,
+// whose new request the cache does not have yet). The claim is looked at
+// again at once, and the refused size must not be asked for again before
+// the slow lane; the new request is tried at once once seen.
+func TestInfeasibleSizeNotAskedAgainAfterAConflict(t *testing.T) {
+	pvc := claim("a", "3Gi", "1Gi")
+	rz := &fakeResizer{script: []result{{err: status.Error(codes.OutOfRange, "too big")}}}
+	e := newEnv(t, rz, objects(pvc, volume(pvc, "1Gi")))
+	e.failRequest("patch", "persistentvolumeclaims", 2, apierrors.NewConflict(schema.GroupResource{Resource: "persistentvolumeclaims"}, "a", nil))
+	if _, err := e.sync("a"); !apierrors.IsConflict(err) {
+		t.Fatalf("sync: %v, want the conflict", err)
+	}
+	if after := e.mustSync("a"); after <= 0 || after > 5*time.Minute {
+		t.Errorf("requeue after the conflict = %s, want the slow lane's wait", after)
+	}
+	equal(t, "driver calls after the conflict", e.resizer.targets(), []string{"3Gi"})
+
+	e.setRequest("a", "2Gi")
+	e.mustSync("a")
+	equal(t, "driver calls once the new request is seen", e.resizer.targets(), []string{"3Gi", "2Gi"})
 }
