@@ -266,7 +266,7 @@ func TestLateAtRest(t *testing.T) {
 // leaves the modify conditions to it.
 func TestClassProblems(t *testing.T) {
 	classed, plain := claim{ns: "chaos", name: "data-000"}, claim{ns: "chaos", name: "data-001"}
-	cs := &claims{list: []claim{classed, plain}, want: map[claim]int{classed: 1, plain: 1}, class: map[claim]string{classed: "gold"}}
+	cs := &claims{list: []claim{classed, plain}, want: map[claim]int64{classed: gi(1), plain: gi(1)}, highest: map[claim]int64{classed: gi(1), plain: gi(1)}, class: map[claim]string{classed: "gold"}}
 	type state struct {
 		spec, current, pv string
 		status            *v1.ModifyVolumeStatus

@@ -81,6 +81,10 @@ type schedule struct {
 	// The node share's faults: SIGKILLs of its resizer and its driver, and
 	// of kubelet (started again at once).
 	nodeResizerKills, nodeDriverKills, kubeletRestarts int
+	// nodeRefusals is how many of the node share's claims each wave but the
+	// first and the last has the node refuse; recoveryRaises how many of
+	// them, once recovered, the last wave raises (see recovery).
+	nodeRefusals, recoveryRaises int
 }
 
 // plan spreads the faults at random moments of the window. Growth waves
@@ -221,19 +225,34 @@ func (r *chaosRun) do(ctx context.Context, s step) (string, error) {
 	case growClaims:
 		picked := r.pick()
 		changes, classed, both := r.classChanges(picked)
-		armed, err := r.share.armFaults(picked)
+		plan := r.share.planRecovery(r.wave, r.sched, picked, r.claims)
+		changes = holdBack(changes, plan.held, plan.raises)
+		armed, err := r.share.armFaults(picked, plan)
 		if err != nil {
 			return "", err
 		}
 		if err := r.claims.apply(ctx, r.e.cluster.Admin, changes); err != nil {
 			return "", err
 		}
-		detail := fmt.Sprintf("%d claims +1Gi (%d of the node share)", len(picked), r.share.count(picked))
+		var grown []claim
+		both = 0 // a held claim changes class without growing
+		for _, ch := range changes {
+			if ch.grow {
+				grown = append(grown, ch.claim)
+			}
+			if ch.grow && ch.class != "" {
+				both++
+			}
+		}
+		detail := fmt.Sprintf("%d claims +1Gi (%d of the node share)", len(grown), r.share.count(grown))
 		if classed > 0 {
 			detail += fmt.Sprintf(", %d change class (%d of them grown too)", classed, both)
 		}
 		if armed != "" {
 			detail += "; NodeExpandVolume scripted: " + armed
+		}
+		if d := plan.describe(); d != "" {
+			detail += "; " + d
 		}
 		again, pause := r.secondThoughts(changes)
 		if len(again) > 0 {
