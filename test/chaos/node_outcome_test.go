@@ -222,7 +222,7 @@ func (o *outcome) reportNode(r *report, sizes sizeFigures) {
 	m := len(s.claims)
 	r.add("node share claims with status.capacity written by kubelet (managedFields): %d/%d, after a successful NodeExpandVolume at their size: %d/%d, file system at their size: %d/%d; other claims' capacity written by the resizer: %d/%d",
 		m-len(n.notKubelet), m, m-len(n.notExpanded), m, m-len(n.fsBad), m, len(o.claims.list)-m-len(n.notResizer), len(o.claims.list)-m)
-	r.add("claims seen by resize status: %s; by condition: %s; NodeResizeInfeasible recorded: %d; claim capacity decreases: %d (%d claim events)",
+	r.add("claims seen by resize status: %s; by condition: %s; claim events with NodeResizeInfeasible: %d; claim capacity decreases: %d (%d claim events)",
 		countsOf(sizes.statuses), countsOf(sizes.conditions), len(sizes.infeasible), len(sizes.decreases), sizes.events)
 	r.add("kubelet's node step, from the PV at a size to the claim at it: median %s, p90 %s, max %s over %d expansions",
 		percentile(n.steps, 0.5).Round(10*time.Millisecond), percentile(n.steps, 0.9).Round(10*time.Millisecond), percentile(n.steps, 1).Round(10*time.Millisecond), len(n.steps))

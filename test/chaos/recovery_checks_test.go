@@ -36,14 +36,16 @@ type recoveryOutcome struct {
 	// problems are broken promises of the recovery; unexpected the claims
 	// seen NodeResizeInfeasible that the node was never made to refuse.
 	problems, unexpected []string
-	// refused counts the refusals kubelet met (the others were dropped by
-	// a driver restart or the next wave's script), infeasible the claims
+	// refused counts the refusals kubelet met and recorded (the others
+	// were dropped by a driver restart or the next wave's script, or, as
+	// unrecorded counts, kubelet expanded to the size after all: see
+	// expandedAfterRefusal), infeasible the claims
 	// seen NodeResizeInfeasible, lowered those lowered, atLowered those
 	// that ended at the lowered size; raised and raisedDone the raises
 	// after a recovery and those finished on the node, within those in the
 	// PV.
-	refused, infeasible, lowered, atLowered int
-	raised, raisedDone, within              int
+	refused, unrecorded, infeasible, lowered, atLowered int
+	raised, raisedDone, within                          int
 	// toLowered is, per lowered claim, the time from NodeResizeInfeasible
 	// seen to the claim seen at the lowered size; lowerTook from the
 	// lowered request to it; raiseTook from a raise to the claim at it.
@@ -92,6 +94,9 @@ func (o *recoveryOutcome) judge(cl claim, rec recovering, pvc *v1.PersistentVolu
 		return // the refusal was dropped before kubelet met it: a claim as the others
 	case len(refusedAt) == 0:
 		fail("NodeResizeInfeasible with no NodeExpandVolume refused")
+		return
+	case rec.infeasible.IsZero() && expandedAfterRefusal(nodeCalls, cl.handle(), isKubelet):
+		o.unrecorded++ // a claim as the others, at the refused size
 		return
 	case rec.infeasible.IsZero():
 		fail("NodeExpandVolume refused (%v bytes) but the claim never seen NodeResizeInfeasible", refusedAt)
@@ -165,6 +170,26 @@ func refusedSizes(nodeCalls []csidriver.LoggedCall, volume string) []int64 {
 	return sizes
 }
 
+// expandedAfterRefusal reports whether kubelet expanded volume to the size
+// the node first refused, after the refusal. A kubelet killed between the
+// refusal and its write of NodeResizeInfeasible (or that could not write
+// it, the API server away) leaves the claim NodeResizeInProgress; a
+// kubelet that has not seen the failure then tries again, the scripted
+// answer is spent, and the volume holds the size.
+func expandedAfterRefusal(nodeCalls []csidriver.LoggedCall, volume string, isKubelet func(pid int) bool) bool {
+	i := slices.IndexFunc(nodeCalls, func(c csidriver.LoggedCall) bool {
+		return c.Method == csidriver.MethodNodeExpand && c.VolumeID == volume && c.Code == "OutOfRange"
+	})
+	if i < 0 {
+		return false
+	}
+	refused := nodeCalls[i]
+	return slices.ContainsFunc(nodeCalls, func(c csidriver.LoggedCall) bool {
+		return c.Method == csidriver.MethodNodeExpand && c.VolumeID == volume && c.RequiredBytes == refused.RequiredBytes &&
+			c.Code == "OK" && c.Start.After(refused.End) && isKubelet(c.Pid)
+	})
+}
+
 // expandsAt counts the ControllerExpandVolume calls on volume for size.
 func expandsAt(calls []csidriver.LoggedCall, volume string, size int64) int {
 	n := 0
@@ -212,8 +237,10 @@ func belowPV(l *listing) map[claim]bool {
 
 // reportRecovery adds the figures of the recovery.
 func (o *recoveryOutcome) report(r *report, armed int) {
-	r.add("node recovery (KEP-1790): refusals scripted: %d, met by kubelet: %d (the others dropped by a driver restart or the next wave's script); claims NodeResizeInfeasible: %d, unexpected: %d; lowered: %d; at rest at the lowered size: %d/%d",
-		armed, o.refused, o.infeasible, len(o.unexpected), o.lowered, o.atLowered, o.lowered-o.raised)
+	r.add("node recovery (KEP-1790): refusals scripted: %d, met by kubelet and recorded: %d, met but expanded after all (kubelet killed or the API server away before its record): %d, the others dropped by a driver restart or the next wave's script",
+		armed, o.refused, o.unrecorded)
+	r.add("node recovery: claims NodeResizeInfeasible: %d, unexpected: %d; lowered: %d; at rest at the lowered size: %d/%d",
+		o.infeasible, len(o.unexpected), o.lowered, o.atLowered, o.lowered-o.raised)
 	r.add("node recovery: raised after it: %d (%d within the PV, %d above), finished on the node: %d/%d; problems: %d",
 		o.raised, o.within, o.raised-o.within, o.raisedDone, o.raised, len(o.problems))
 	r.add("node recovery times: NodeResizeInfeasible seen to the claim at the lowered size %s; the lowered request to it %s; a raise to the claim at it %s",

@@ -98,14 +98,23 @@ func TestJudgeRecoveryBroken(t *testing.T) {
 		return csidriver.LoggedCall{Method: csidriver.MethodNodeExpand, Pid: 10, VolumeID: cl.handle(), RequiredBytes: bytes, Start: sec(1), End: sec(2), Code: "OutOfRange"}
 	}
 	unseen, unrefused, notLowered, wrongSize := claim{"chaos", "a"}, claim{"chaos", "b"}, claim{"chaos", "c"}, claim{"chaos", "d"}
+	unrecorded := claim{"chaos", "e"}
 	records := map[claim]recovering{
 		unseen:     {},
+		unrecorded: {},
 		unrefused:  {infeasible: sec(3), capacity: gi(2), refused: gi(3)},
 		notLowered: {infeasible: sec(3), capacity: gi(2), refused: gi(3), problem: "no size"},
 		wrongSize:  {infeasible: sec(3), capacity: gi(2), refused: gi(4), lowered: gi(3), loweredAt: sec(4)},
 	}
-	nodeCalls := []csidriver.LoggedCall{outOfRange(unseen, gi(3)), outOfRange(notLowered, gi(3)), outOfRange(wrongSize, gi(3))}
+	expanded := csidriver.LoggedCall{Method: csidriver.MethodNodeExpand, Pid: 10, VolumeID: unrecorded.handle(), RequiredBytes: gi(3), Start: sec(3), End: sec(4), Code: "OK"}
+	// a: the next expansion, at another size, does not count.
+	again := csidriver.LoggedCall{Method: csidriver.MethodNodeExpand, Pid: 10, VolumeID: unseen.handle(), RequiredBytes: gi(2), Start: sec(3), End: sec(4), Code: "OK"}
+	nodeCalls := []csidriver.LoggedCall{outOfRange(unseen, gi(3)), outOfRange(notLowered, gi(3)), outOfRange(wrongSize, gi(3)),
+		outOfRange(unrecorded, gi(3)), expanded, again}
 	o := judgeRecovery(records, &listing{}, nil, nodeCalls, sizeFigures{}, kubelet)
+	if o.unrecorded != 1 || o.refused != 2 {
+		t.Errorf("unrecorded %d, refused %d; want 1 (e), 2 (c, d)", o.unrecorded, o.refused)
+	}
 	want := []string{"a: NodeExpandVolume refused", "b: NodeResizeInfeasible with no", "c: request not lowered: no size",
 		"d: NodeResizeInfeasible with allocatedResources", "d: never seen at the lowered size", "d: not at rest"}
 	if len(o.problems) != len(want) {

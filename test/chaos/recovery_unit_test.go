@@ -112,6 +112,9 @@ func TestHoldBack(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("holdBack = %+v\nwant %+v", got, want)
 	}
+	if grown, both := grownBy(got); !slices.Equal(grown, []claim{a}) || both != 0 {
+		t.Errorf("grownBy = %v, %d; want a alone, none with a class", grown, both)
+	}
 }
 
 // pvcAt is a claim of the recovery's tests with its request, capacity and
