@@ -75,9 +75,6 @@ func (s claimState) atRest(size int64) bool {
 
 // recovering is one claim's way through a refusal.
 type recovering struct {
-	wave  int       // the wave that scripted its refusal
-	from  int64     // its size then, before the wave's growth
-	armed time.Time // when the refusal was scripted
 	// infeasible is when the claim watch first saw NodeResizeInfeasible;
 	// capacity and refused are its status.capacity and allocatedResources
 	// then (refused is the size the node refused).
@@ -200,42 +197,39 @@ func (r *recovery) held() map[claim]bool {
 	return held
 }
 
-// atRest lists the claims of candidates, in their order, that the claim
-// watch last saw finished at their size in want.
-func (r *recovery) atRest(candidates []claim, want map[claim]int64) []claim {
+// restsAt reports whether the claim watch last saw the claim finished at
+// size.
+func (r *recovery) restsAt(cl claim, size int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []claim
-	for _, cl := range candidates {
-		if s, ok := r.last[cl]; ok && s.atRest(want[cl]) {
-			out = append(out, cl)
-		}
-	}
-	return out
+	s, ok := r.last[cl]
+	return ok && s.atRest(size)
 }
 
-// arm records the refusal of a claim at size from, scripted in wave.
-func (r *recovery) arm(cl claim, wave int, from int64) {
+// arm records the refusal of a claim's next expansion.
+func (r *recovery) arm(cl claim) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.records[cl] = &recovering{wave: wave, from: from, armed: r.now()}
+	r.records[cl] = &recovering{}
 }
 
-// loweredAtRest lists, by name, the claims lowered and since finished at
-// the lowered size, with that size.
-func (r *recovery) loweredAtRest() ([]claim, map[claim]int64) {
+// refused lists the claims refused so far, by name.
+func (r *recovery) refused() []claim {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []claim
-	sizes := map[claim]int64{}
-	for _, cl := range slices.SortedFunc(maps.Keys(r.records), byName) {
-		rec := r.records[cl]
-		if !rec.loweredAt.IsZero() && rec.raised == 0 && r.last[cl].atRest(rec.lowered) {
-			out = append(out, cl)
-			sizes[cl] = rec.lowered
-		}
+	return slices.SortedFunc(maps.Keys(r.records), byName)
+}
+
+// recovered is the size a claim was lowered to, if it was, is not raised
+// yet, and the claim watch last saw it finished at that size.
+func (r *recovery) recovered(cl claim) (int64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec := r.records[cl]
+	if rec == nil || rec.loweredAt.IsZero() || rec.raised > 0 || !r.last[cl].atRest(rec.lowered) {
+		return 0, false
 	}
-	return out, sizes
+	return rec.lowered, true
 }
 
 // raise records the raise of a lowered claim to size.

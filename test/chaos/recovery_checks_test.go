@@ -235,7 +235,8 @@ func belowPV(l *listing) map[claim]bool {
 	return below
 }
 
-// reportRecovery adds the figures of the recovery.
+// report adds the figures of the recovery; armed is how many refusals
+// were scripted.
 func (o *recoveryOutcome) report(r *report, armed int) {
 	r.add("node recovery (KEP-1790): refusals scripted: %d, met by kubelet and recorded: %d, met but expanded after all (kubelet killed or the API server away before its record): %d, the others dropped by a driver restart or the next wave's script",
 		armed, o.refused, o.unrecorded)

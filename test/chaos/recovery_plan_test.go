@@ -49,7 +49,8 @@ type recoveryPlan struct {
 // of the node share that the wave grows and that are at rest (their next
 // NodeExpandVolume is then the wave's); in the last wave, raises of the
 // claims lowered and at rest at the lowered size, which the drain then
-// finishes.
+// finishes. The candidates are the seed's; which of them are at rest is
+// the cluster's.
 func (s *nodeShare) planRecovery(wave int, sched schedule, grown []claim, cs *claims) recoveryPlan {
 	p := recoveryPlan{held: s.recovery.held(), raises: map[claim]int64{}, within: map[claim]bool{}}
 	want := cs.sizes()
@@ -61,15 +62,16 @@ func (s *nodeShare) planRecovery(wave int, sched schedule, grown []claim, cs *cl
 				candidates = append(candidates, cl)
 			}
 		}
-		p.refuse = pickFew(s.rnd, s.recovery.atRest(candidates, want), sched.nodeRefusals)
+		p.refuse = pickFew(s.rnd, candidates, sched.nodeRefusals, func(cl claim) bool { return s.recovery.restsAt(cl, want[cl]) })
 		for _, cl := range p.refuse {
-			s.recovery.arm(cl, wave, want[cl])
+			s.recovery.arm(cl)
 		}
 	case wave == sched.waves:
-		lowered, sizes := s.recovery.loweredAtRest()
+		recovered := func(cl claim) bool { _, ok := s.recovery.recovered(cl); return ok }
 		pvs := cs.highestSizes() // a lowered claim's PV is at the largest size it asked for
-		for i, cl := range pickFew(s.rnd, lowered, sched.recoveryRaises) {
-			size, within := raiseTarget(i, sizes[cl], pvs[cl])
+		for i, cl := range pickFew(s.rnd, s.recovery.refused(), sched.recoveryRaises, recovered) {
+			lowered, _ := s.recovery.recovered(cl)
+			size, within := raiseTarget(i, lowered, pvs[cl])
 			p.raises[cl], p.within[cl] = size, within
 			s.recovery.raise(cl, size, within)
 		}
@@ -104,11 +106,20 @@ func (p recoveryPlan) describe() string {
 	return strings.Join(parts, "; ")
 }
 
-// pickFew draws up to k of from, in the order drawn.
-func pickFew(rnd *rand.Rand, from []claim, k int) []claim {
+// pickFew draws up to k of from for which ok holds, in the order drawn.
+// It draws one permutation of from whatever ok says, so that the source
+// goes on as the seed has it when the cluster's timing differs; and where
+// the claims ok leaves out are not among the first drawn, the picks are
+// the seed's too.
+func pickFew(rnd *rand.Rand, from []claim, k int, ok func(claim) bool) []claim {
 	var out []claim
-	for _, i := range rnd.Perm(len(from))[:min(max(k, 0), len(from))] {
-		out = append(out, from[i])
+	for _, i := range rnd.Perm(len(from)) {
+		if len(out) >= k {
+			break
+		}
+		if ok(from[i]) {
+			out = append(out, from[i])
+		}
 	}
 	return out
 }

@@ -71,8 +71,9 @@ func TestRaiseTarget(t *testing.T) {
 
 func TestPickFew(t *testing.T) {
 	from := []claim{{"chaos", "a"}, {"chaos", "b"}, {"chaos", "c"}, {"chaos", "d"}}
+	all := func(claim) bool { return true }
 	for _, k := range []int{-1, 0, 2, 4, 9} {
-		got := pickFew(rand.New(rand.NewPCG(3, 3)), from, k)
+		got := pickFew(rand.New(rand.NewPCG(3, 3)), from, k, all)
 		if want := min(max(k, 0), len(from)); len(got) != want {
 			t.Errorf("pickFew(k=%d) picked %d, want %d", k, len(got), want)
 		}
@@ -83,12 +84,25 @@ func TestPickFew(t *testing.T) {
 			}
 			seen[cl] = true
 		}
-		if again := pickFew(rand.New(rand.NewPCG(3, 3)), from, k); !slices.Equal(got, again) {
+		if again := pickFew(rand.New(rand.NewPCG(3, 3)), from, k, all); !slices.Equal(got, again) {
 			t.Errorf("pickFew(k=%d) = %v, then %v from the same seed", k, got, again)
 		}
 	}
-	if got := pickFew(rand.New(rand.NewPCG(3, 3)), nil, 2); len(got) != 0 {
+	if got := pickFew(rand.New(rand.NewPCG(3, 3)), nil, 2, all); len(got) != 0 {
 		t.Errorf("pickFew of none = %v", got)
+	}
+
+	// Leaving a claim out skips it, and leaves the source where it was.
+	first := pickFew(rand.New(rand.NewPCG(3, 3)), from, 2, all)
+	rnd := rand.New(rand.NewPCG(3, 3))
+	got := pickFew(rnd, from, 2, func(cl claim) bool { return cl != first[0] })
+	if len(got) != 2 || got[0] != first[1] || slices.Contains(got, first[0]) {
+		t.Errorf("pickFew without %v = %v, want %v first", first[0], got, first[1])
+	}
+	untouched := rand.New(rand.NewPCG(3, 3))
+	untouched.Perm(len(from))
+	if a, b := rnd.Uint64(), untouched.Uint64(); a != b {
+		t.Errorf("the source after pickFew is not where one permutation leaves it")
 	}
 }
 
@@ -140,10 +154,10 @@ func TestRecoveryLowers(t *testing.T) {
 	r.now = func() time.Time { return sec(1) }
 	a, b := claim{"chaos", "data-a"}, claim{"chaos", "data-b"}
 	r.see(pvcAt("data-a", gi(2), gi(2), gi(2), ""))
-	if got := r.atRest([]claim{a, b}, map[claim]int64{a: gi(2), b: gi(2)}); !slices.Equal(got, []claim{a}) {
-		t.Errorf("atRest = %v, want data-a alone (data-b never seen)", got)
+	if !r.restsAt(a, gi(2)) || r.restsAt(a, gi(3)) || r.restsAt(b, gi(2)) {
+		t.Errorf("restsAt: want data-a at 2Gi alone (data-b never seen)")
 	}
-	r.arm(a, 1, gi(2))
+	r.arm(a)
 	lowered := make(chan claim, 4)
 	r.start(context.Background(), func(_ context.Context, cl claim, size int64) error {
 		if size != 2560*mi {
@@ -174,8 +188,15 @@ func TestRecoveryLowers(t *testing.T) {
 	if rec.capacity != gi(2) || rec.refused != gi(3) || rec.lowered != 2560*mi || rec.loweredAt.IsZero() || rec.problem != "" {
 		t.Errorf("record = %+v", rec)
 	}
-	if got, sizes := r.loweredAtRest(); !slices.Equal(got, []claim{a}) || sizes[a] != 2560*mi {
-		t.Errorf("loweredAtRest = %v %v, want data-a at 2560Mi", got, sizes)
+	if size, ok := r.recovered(a); !ok || size != 2560*mi {
+		t.Errorf("recovered = %d, %v; want 2560Mi", size, ok)
+	}
+	r.raise(a, 2816*mi, true)
+	if _, ok := r.recovered(a); ok {
+		t.Errorf("recovered after the raise")
+	}
+	if got := r.refused(); !slices.Equal(got, []claim{a}) {
+		t.Errorf("refused = %v, want data-a", got)
 	}
 	if held := r.held(); len(held) != 1 || !held[a] {
 		t.Errorf("held = %v, want data-a", held)
