@@ -234,11 +234,12 @@ func (o *outcome) reportNode(r *report, sizes sizeFigures) {
 	r.add("kubelet on the claims (audit log): %d reads, %d status patches; reads of a claim at rest for %s or more: median %.2f/s, max %.2f/s over %d claims",
 		n.reads, n.writes, restWindow, median, highest, len(rates))
 	below := slices.Sorted(maps.Values(n.belowRates))
+	median, highest = 0, 0
 	if len(below) > 0 {
 		median, highest = below[len(below)/2], below[len(below)-1]
 	}
-	r.add("claims at rest below their PV after a recovery: %d, kubelet's reads of them (its cost, until a resize reaches the PV): median %.2f/s, max %.2f/s; its status patches of them: %d",
-		len(below), median, highest, sum(maps.Values(n.belowWrites)))
+	r.add("claims at rest below their PV after a recovery for %s or more: %d, kubelet's reads of them (its cost, until a resize reaches the PV): median %.2f/s, max %.2f/s; its status patches of them: %d",
+		restWindow, len(below), median, highest, sum(maps.Values(n.belowWrites)))
 	o.recovery.report(r, s.armed[refusalKind])
 	r.add("drain after the last fault, sizes: node share %s, the other claims %s",
 		max(n.lastAtSize.Sub(o.lastFault), 0).Round(10*time.Millisecond), max(n.othersAtSize.Sub(o.lastFault), 0).Round(10*time.Millisecond))
