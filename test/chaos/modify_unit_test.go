@@ -68,9 +68,13 @@ func TestClassWatch(t *testing.T) {
 		now = sec(step.at)
 		w.see(step.pvc)
 	}
-	states, events := w.history()
-	if events != 7 || len(states[cl]) != 6 {
-		t.Fatalf("events %d, states %+v", events, states[cl])
+	seen, events := w.history()
+	if events != 7 || len(seen[cl]) != 7 {
+		t.Fatalf("events %d, states %+v", events, seen[cl])
+	}
+	states, _ := mergeHistories(seen, nil)
+	if len(states[cl]) != 6 {
+		t.Fatalf("merged states %+v, want 6 changes", states[cl])
 	}
 	if at, ok := settledAt(states[cl], "late"); !ok || !at.Equal(sec(6)) {
 		t.Errorf("settledAt(late) = %v, %v; want 6s", at, ok)

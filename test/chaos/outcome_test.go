@@ -65,20 +65,24 @@ type outcome struct {
 	spans    []span // ControllerExpandVolume calls
 	overlaps map[overlapKind]int
 
-	classProblems  []string // claims not at their last requested class
-	classesBehind  []string
-	classEvents    int
-	modifyCalls    int
-	modifySpans    []span
-	modifyOverlaps map[overlapKey]int
-	afterSettled   []string
-	paramsBad      []string
-	paramsLate     []string
-	took           []time.Duration // class changes, from the ask to the claim at rest
-	superseded     int
-	neverAtRest    int
-	pending        map[claim][]string
-	lastAtRest     time.Time
+	classProblems []string // claims not at their last requested class
+	classesBehind []string
+	classEvents   int
+	classSources  classSources
+	// claimWrites are the audited writes of claims; reachedUnseen the
+	// capacities of claims only the audit log saw.
+	claimWrites, reachedUnseen int
+	modifyCalls                int
+	modifySpans                []span
+	modifyOverlaps             map[overlapKey]int
+	afterSettled               []string
+	paramsBad                  []string
+	paramsLate                 []string
+	took                       []time.Duration // class changes, from the ask to the claim at rest
+	superseded                 int
+	neverAtRest                int
+	pending                    map[claim][]string
+	lastAtRest                 time.Time
 	// lateTook is, for each claim that asked for the late class before it
 	// existed, the time from its creation to the claim at rest at it.
 	lateTook       []time.Duration
@@ -152,6 +156,20 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 	for _, d := range o.sizes.decreases {
 		t.Errorf("claim capacity went down: %s", d)
 	}
+	// The watches miss what changed while they were away; the audit log
+	// records every write of a claim (see claimWrites).
+	audited, err := e.cluster.AuditEvents(time.Time{}, time.Now(), isClaimWrite(ns))
+	must(t, err)
+	writes, err := claimWrites(audited)
+	must(t, err)
+	o.claimWrites = len(audited)
+	o.reachedUnseen = mergeReached(o.sizes.reached, writes)
+	if len(o.sizes.decreases) == 0 {
+		o.sizes.decreases = writtenDecreases(writes)
+		for _, d := range o.sizes.decreases {
+			t.Errorf("claim capacity went down, in the audit log: %s", d)
+		}
+	}
 
 	for _, c := range calls {
 		if c.Method == csidriver.MethodModify {
@@ -194,7 +212,7 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 	for _, log := range panics(o.resizerRuns) {
 		t.Errorf("a resizer panicked: see %s", log)
 	}
-	o.checkClasses(t, e, classes)
+	o.checkClasses(t, e, classes, auditedStates(writes))
 	o.checkNode(t, e, l, o.sizes)
 	o.checkRecovery(t, l, slices.DeleteFunc(slices.Clone(calls), func(c csidriver.LoggedCall) bool { return c.Method != csidriver.MethodExpand }))
 }
@@ -202,9 +220,11 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 // checkClasses holds the run to the promises of volume modification: no
 // call once the claim recorded its last class, and the backend at that
 // class.
-func (o *outcome) checkClasses(t *testing.T, e *env, classes *classWatch) {
-	states, events := classes.history()
+func (o *outcome) checkClasses(t *testing.T, e *env, classes *classWatch, written map[claim][]classState) {
+	seen, events := classes.history()
 	o.classEvents = events
+	var states map[claim][]classState
+	states, o.classSources = mergeHistories(seen, written)
 	wanted, asks := o.claims.classes(), o.claims.classAsks()
 	settled := settledTimes(o.claims.list, wanted, asks, states)
 	o.afterSettled = callsAfterSettled(o.modifySpans, settled)
