@@ -301,7 +301,7 @@ func (o *outcome) report(began time.Time) *report {
 	if o.doneAt.IsZero() {
 		r.add("drain after the last fault, sizes and classes: not finished")
 	} else {
-		r.add("drain after the last fault, sizes and classes: %s (the last claim seen at rest at its class by the claim watch: %s)",
+		r.add("drain after the last fault, sizes and classes: %s (the last claim recorded at rest at its class, by the claim watch or the audit log: %s)",
 			max(o.doneAt.Sub(o.lastFault), 0).Round(10*time.Millisecond), max(o.lastAtRest.Sub(o.lastFault), 0).Round(10*time.Millisecond))
 	}
 	r.add("test duration: %s", time.Since(began).Round(time.Second))
