@@ -98,9 +98,9 @@ func auditedStates(writes map[claim][]claimWrite) map[claim][]classState {
 // changes of class state. A version known by both is one state; one of
 // unknown version (0) is kept where its source put it. Times only go
 // forward: a version is not in place before the one it replaced.
-// onlySeen and onlyWritten count the versions only one source knew: the
-// writes the watch missed, and those the audit log missed.
-func mergeStates(seen, written []classState) (merged []classState, onlySeen, onlyWritten int) {
+// n counts the versions each source knew, and those only one knew: the
+// writes the audit log missed, and those the watch missed.
+func mergeStates(seen, written []classState) (merged []classState, n classSources) {
 	type version struct {
 		classState
 		seen, written bool
@@ -126,12 +126,18 @@ func mergeStates(seen, written []classState) (merged []classState, onlySeen, onl
 		versions = append(versions, v)
 	}
 	for _, v := range versions {
+		if v.seen {
+			n.seenVersions++
+		}
+		if v.written {
+			n.writtenVersions++
+		}
 		switch {
 		case v.rv == 0:
 		case !v.written:
-			onlySeen++
+			n.onlySeen++
 		case !v.seen:
-			onlyWritten++
+			n.onlyWritten++
 		}
 		s := v.classState
 		if n := len(merged); n > 0 {
@@ -145,10 +151,12 @@ func mergeStates(seen, written []classState) (merged []classState, onlySeen, onl
 		}
 		merged = append(merged, s)
 	}
-	return merged, onlySeen, onlyWritten
+	return merged, n
 }
 
-// classSources counts what each record added to the other.
+// classSources counts the versions of claims each record knew (a no-op
+// write, answered with the version before, is no version of its own), and
+// what each added to the other.
 type classSources struct {
 	seenVersions, writtenVersions int
 	onlySeen, onlyWritten         int
@@ -164,12 +172,12 @@ func mergeHistories(seen, written map[claim][]classState) (map[claim][]classStat
 			if _, done := out[cl]; done {
 				continue
 			}
-			merged, onlySeen, onlyWritten := mergeStates(seen[cl], written[cl])
+			merged, c := mergeStates(seen[cl], written[cl])
 			out[cl] = merged
-			n.seenVersions += len(seen[cl])
-			n.writtenVersions += len(written[cl])
-			n.onlySeen += onlySeen
-			n.onlyWritten += onlyWritten
+			n.seenVersions += c.seenVersions
+			n.writtenVersions += c.writtenVersions
+			n.onlySeen += c.onlySeen
+			n.onlyWritten += c.onlyWritten
 		}
 	}
 	return out, n

@@ -57,9 +57,11 @@ type classState struct {
 // lists again): the checks read its record merged with the audit log's
 // (see claimWrites).
 type classWatch struct {
-	mu       sync.Mutex
-	states   map[claim][]classState
-	events   int
+	mu     sync.Mutex
+	states map[claim][]classState
+	events int
+	// lists and watches started: the first, and again after each loss.
+	lists    int
 	stop     context.CancelFunc
 	informer cache.SharedIndexInformer
 	now      func() time.Time
@@ -80,9 +82,11 @@ func watchClasses(ctx context.Context, c kubernetes.Interface, ns string, also .
 	var err error
 	w.informer, w.stop, err = startWatch(ctx, &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			w.started()
 			return pvcs.List(ctx, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			w.started()
 			return pvcs.Watch(ctx, opts)
 		},
 	}, &v1.PersistentVolumeClaim{}, see, "claim")
@@ -130,6 +134,20 @@ func (w *classWatch) see(obj any) {
 		return
 	}
 	w.states[cl] = append(states, s)
+}
+
+// started counts a list or watch begun.
+func (w *classWatch) started() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lists++
+}
+
+// listed is how many lists and watches were begun.
+func (w *classWatch) listed() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lists
 }
 
 // history returns a copy of the states seen, one per version of a claim

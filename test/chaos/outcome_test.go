@@ -68,6 +68,7 @@ type outcome struct {
 	classProblems []string // claims not at their last requested class
 	classesBehind []string
 	classEvents   int
+	classLists    int
 	classSources  classSources
 	// claimWrites are the audited writes of claims; reachedUnseen the
 	// capacities of claims only the audit log saw.
@@ -222,7 +223,7 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 // class.
 func (o *outcome) checkClasses(t *testing.T, e *env, classes *classWatch, written map[claim][]classState) {
 	seen, events := classes.history()
-	o.classEvents = events
+	o.classEvents, o.classLists = events, classes.listed()
 	var states map[claim][]classState
 	states, o.classSources = mergeHistories(seen, written)
 	wanted, asks := o.claims.classes(), o.claims.classAsks()
