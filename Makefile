@@ -116,7 +116,8 @@ test-compat: build image
 # test/csidriver as a process and a real kubelet expanding a quarter of the
 # claims online (root only); it prints its figures and takes about 4
 # minutes. CHAOS_CLAIMS, CHAOS_NODE_CLAIMS, CHAOS_WINDOW and CHAOS_SEED
-# shorten or replay a run.
+# shorten or replay a run; CHAOS_NODE_REFUSALS (2) sets how many claims a
+# wave has the node refuse (the recovery: lowered, then raised).
 test-chaos: build
 	tools="$$(hack/build-tools.sh)"; \
 	$(GO) build -o _output/csi-test-driver ./test/cmd/csi-test-driver; \

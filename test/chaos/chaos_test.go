@@ -19,6 +19,7 @@ limitations under the License.
 package chaos
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -53,9 +54,11 @@ const (
 // requested size and its last requested class (claim, PV and backend), the
 // node share's with the capacity written by kubelet after a successful
 // NodeExpandVolume; no PV or claim capacity may ever go down, no claim may
-// be found infeasible on the node, no two calls on one volume may run at
-// once (expand and modify alike), and no modify call may follow the record
-// of the last class.
+// be found infeasible on the node but those the node is made to refuse
+// (each of which must recover at the request lowered for it, and finish
+// on the node when raised later: see recovery), no two calls on one volume
+// may run at once (expand and modify alike), and no modify call may follow
+// the record of the last class.
 func TestChaos(t *testing.T) {
 	if os.Geteuid() != 0 && os.Getenv("CI") == "" {
 		t.Skip(framework.ErrNotRoot)
@@ -73,6 +76,8 @@ func TestChaos(t *testing.T) {
 		nodeResizerKills: envInt(t, "CHAOS_NODE_RESIZER_KILLS", 6),
 		nodeDriverKills:  2,
 		kubeletRestarts:  envInt(t, "CHAOS_KUBELET_RESTARTS", 4),
+		nodeRefusals:     envInt(t, "CHAOS_NODE_REFUSALS", 2),
+		recoveryRaises:   3,
 	}
 	// The late class is created between the second wave, which asks for
 	// it, and the third.
@@ -91,8 +96,8 @@ func TestChaos(t *testing.T) {
 	defer watch.close()
 	const ns = "chaos"
 	must(t, framework.CreateNamespace(ctx, admin, ns))
-	sizes := newSizeWatch()
-	classWatch, err := watchClasses(ctx, admin, ns, sizes.see)
+	sizes, recov := newSizeWatch(), newRecovery()
+	classWatch, err := watchClasses(ctx, admin, ns, sizes.see, recov.see)
 	must(t, err)
 	defer classWatch.close()
 	claims, err := createClaimsOn(ctx, admin, ns, n, func(i int) string {
@@ -116,7 +121,7 @@ func TestChaos(t *testing.T) {
 		Name: nodeDriver, FailRate: 0.15, HangRate: 0.03, HangFor: 5 * time.Second,
 		Seed: seed + 1_000_000, Modify: true, NodeExpand: true, NodeExpansionRequired: true, NodeID: nodeName,
 	}
-	share := e.startNodeShare(nodeOpts, claims.of(nodeDriver), nodeRnd)
+	share := e.startNodeShare(nodeOpts, claims.of(nodeDriver), nodeRnd, recov)
 
 	start := time.Now()
 	faultsUntil := start.Add(sched.window)
@@ -127,6 +132,10 @@ func TestChaos(t *testing.T) {
 	driver := e.startDriver(driverOpts, claims.of(chaosDriver))
 	resizer := e.superviseResizer("resizer", driver, chaosResizerArgs...)
 	must(t, share.begin(ctx, faultsUntil))
+	recov.start(ctx, func(ctx context.Context, cl claim, size int64) error {
+		return claims.apply(ctx, admin, []change{{claim: cl, to: size}})
+	})
+	defer recov.close()
 	run := &chaosRun{e: e, rnd: rand.New(rand.NewPCG(seed, seed)), driver: driver, resizer: resizer, claims: claims, sched: sched,
 		classRnd: classRnd, classy: classy, share: share}
 	timeline, err := run.execute(ctx, start, mergeSteps(sched.plan(run.rnd), sched.planNode(nodeRnd)))
@@ -141,6 +150,7 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	o.sizedAt, o.doneAt, o.waitProblems = claims.waitFinishedAll(ctx, admin, 5*time.Minute)
+	recov.close()
 	o.resizerRuns = append(resizer.Lifetimes(), share.resizer.Lifetimes()...)
 	o.check(t, e, watch, classWatch, sizes)
 	o.report(began).print(t, e.dir)

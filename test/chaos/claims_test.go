@@ -58,8 +58,15 @@ type claims struct {
 	// driver is the CSI driver of each claim's volume; fixed once created.
 	driver map[claim]string
 	mu     sync.Mutex
-	want   map[claim]int // Gi
-	grown  int           // requests raised so far
+	want   map[claim]int64 // bytes
+	// highest is the largest request each claim ever made: the size its
+	// PV and backend end at, as a PV never shrinks (a lowered request
+	// leaves them at the size asked before).
+	highest map[claim]int64
+	grown   int // requests raised so far
+	lowered int // requests lowered so far
+	// raised counts each claim's raised requests.
+	raised map[claim]int
 	// class is the VolumeAttributesClass each claim last asked for; a claim
 	// that never asked for one is absent.
 	class map[claim]string
@@ -78,10 +85,13 @@ type classAsk struct {
 }
 
 // change is what a wave asks of one claim: a request raised by 1Gi, a new
-// class, or both in one patch (so that the resizer sees both at once).
+// class, or both in one patch (so that the resizer sees both at once). The
+// node share's recovery sets a request to a size instead (to), lowered or
+// raised.
 type change struct {
 	claim claim
 	grow  bool
+	to    int64  // when set, the request's new size in bytes, in place of grow
 	class string // "" keeps the class
 }
 
@@ -98,12 +108,12 @@ func createClaimsOn(ctx context.Context, c kubernetes.Interface, ns string, n in
 	if err := framework.CreateNamespace(ctx, c, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
-	cs := &claims{want: map[claim]int{}, class: map[claim]string{}, driver: map[claim]string{}}
+	cs := &claims{want: map[claim]int64{}, highest: map[claim]int64{}, raised: map[claim]int{}, class: map[claim]string{}, driver: map[claim]string{}}
 	storageClasses := map[string]bool{}
 	for i := range n {
 		cl := claim{ns: ns, name: fmt.Sprintf("data-%03d", i)}
 		cs.list = append(cs.list, cl)
-		cs.want[cl] = initialGi
+		cs.want[cl], cs.highest[cl] = gi(initialGi), gi(initialGi)
 		driver := driverOf(i)
 		if !storageClasses[driver] {
 			if err := framework.CreateClass(ctx, c, driver, driver, nil); err != nil {
@@ -153,13 +163,18 @@ func (cs *claims) apply(ctx context.Context, c kubernetes.Interface, changes []c
 		ch := changes[i]
 		cl := ch.claim
 		cs.mu.Lock()
-		size := cs.want[cl] + 1
+		size := cs.want[cl] + gi(1)
 		cs.mu.Unlock()
+		if ch.to > 0 {
+			size = ch.to
+		}
+		resize := ch.grow || ch.to > 0
 		spec := map[string]any{}
 		var what []string
-		if ch.grow {
-			spec["resources"] = map[string]any{"requests": map[string]string{"storage": fmt.Sprintf("%dGi", size)}}
-			what = append(what, fmt.Sprintf("grow to %dGi", size))
+		if resize {
+			request := quantity(size)
+			spec["resources"] = map[string]any{"requests": map[string]string{"storage": request}}
+			what = append(what, "request "+request)
 		}
 		if ch.class != "" {
 			spec["volumeAttributesClassName"] = ch.class
@@ -179,9 +194,8 @@ func (cs *claims) apply(ctx context.Context, c kubernetes.Interface, changes []c
 		at := time.Now()
 		cs.mu.Lock()
 		defer cs.mu.Unlock()
-		if ch.grow {
-			cs.want[cl] = size
-			cs.grown++
+		if resize {
+			cs.setLocked(cl, size)
 		}
 		if ch.class != "" {
 			cs.class[cl] = ch.class
@@ -189,6 +203,17 @@ func (cs *claims) apply(ctx context.Context, c kubernetes.Interface, changes []c
 		}
 		return nil
 	}, nil)
+}
+
+// setLocked records a claim's new request. cs.mu must be held.
+func (cs *claims) setLocked(cl claim, size int64) {
+	if size < cs.want[cl] {
+		cs.lowered++
+	} else {
+		cs.grown++
+		cs.raised[cl]++
+	}
+	cs.want[cl], cs.highest[cl] = size, max(cs.highest[cl], size)
 }
 
 // classOf is the class a claim last asked for, "" when it never asked.
@@ -213,15 +238,19 @@ func (cs *claims) classAsks() []classAsk {
 	return slices.Clone(cs.asks)
 }
 
-// sizes returns the size in bytes each claim was last grown to.
+// sizes returns the size in bytes each claim last asked for.
 func (cs *claims) sizes() map[claim]int64 {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	out := make(map[claim]int64, len(cs.want))
-	for cl, size := range cs.want {
-		out[cl] = gi(size)
-	}
-	return out
+	return maps.Clone(cs.want)
+}
+
+// highestSizes returns the largest size in bytes each claim ever asked
+// for: where its PV and backend end.
+func (cs *claims) highestSizes() map[claim]int64 {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return maps.Clone(cs.highest)
 }
 
 // growths is how many requests were raised.
@@ -229,6 +258,24 @@ func (cs *claims) growths() int {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	return cs.grown
+}
+
+// raisesOf is how many requests of the claims were raised.
+func (cs *claims) raisesOf(claims []claim) int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	n := 0
+	for _, cl := range claims {
+		n += cs.raised[cl]
+	}
+	return n
+}
+
+// lowers is how many requests were lowered.
+func (cs *claims) lowers() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.lowered
 }
 
 // listing is the claims and PVs as the API server has them.
@@ -266,9 +313,10 @@ func (cs *claims) unfinished(ctx context.Context, c kubernetes.Interface, backen
 }
 
 // sizeProblems lists the claims of l that are not finished at their
-// requested size; backend, when not nil, holds the backend's volume sizes.
+// requested size, their PV and backend at the largest size they asked for;
+// backend, when not nil, holds the backend's volume sizes.
 func (cs *claims) sizeProblems(l *listing, backend map[string]int64) []string {
-	want := cs.sizes()
+	want, highest := cs.sizes(), cs.highestSizes()
 	pvSize := map[string]int64{}
 	for name, pv := range l.pvs {
 		q := pv.Spec.Capacity[v1.ResourceStorage]
@@ -291,10 +339,10 @@ func (cs *claims) sizeProblems(l *listing, backend map[string]int64) []string {
 			problems = append(problems, fmt.Sprintf("%s: request %s, want %d bytes", pvc.Name, request.String(), size))
 		case capacity.Value() != size || framework.ResizeStatus(pvc) != "" || slices.ContainsFunc(pvc.Status.Conditions, notModify):
 			problems = append(problems, fmt.Sprintf("%s: %s", pvc.Name, framework.Describe(pvc)))
-		case pvSize[cl.pv()] != size:
-			problems = append(problems, fmt.Sprintf("%s: PV capacity %d bytes, want %d", pvc.Name, pvSize[cl.pv()], size))
-		case backend != nil && backend[cl.handle()] != size:
-			problems = append(problems, fmt.Sprintf("%s: backend volume %d bytes, want %d", pvc.Name, backend[cl.handle()], size))
+		case pvSize[cl.pv()] != highest[cl]:
+			problems = append(problems, fmt.Sprintf("%s: PV capacity %d bytes, want %d", pvc.Name, pvSize[cl.pv()], highest[cl]))
+		case backend != nil && backend[cl.handle()] != highest[cl]:
+			problems = append(problems, fmt.Sprintf("%s: backend volume %d bytes, want %d", pvc.Name, backend[cl.handle()], highest[cl]))
 		}
 	}
 	if seen != len(want) {

@@ -52,8 +52,11 @@ func (o *outcome) reportClasses(r *report) {
 	pairs, median, highest := callsPerClass(o.modifySpans)
 	r.add("modify calls per class change: %.2f; per (volume, class) pair: %d pairs, median %d, max %d",
 		float64(o.modifyCalls)/float64(max(1, len(asks))), pairs, median, highest)
-	r.add("modify calls after the claim recorded its last class: %d; claim watch: %d events, caught up at the end: %v",
-		len(o.afterSettled), o.classEvents, len(o.classesBehind) == 0)
+	r.add("modify calls after the claim recorded its last class: %d; claim watch: %d events, lists and watches started: %d (the first and after each loss), caught up at the end: %v",
+		len(o.afterSettled), o.classEvents, o.classLists, len(o.classesBehind) == 0)
+	cs := o.classSources
+	r.add("claim versions, the checks' record: %d seen by the claim watch, %d written in the audit log (%d writes); only the watch's: %d, only the audit log's (missed by the watch): %d; capacities only the audit log saw: %d",
+		cs.seenVersions, cs.writtenVersions, o.claimWrites, cs.onlySeen, cs.onlyWritten, o.reachedUnseen)
 	ov := o.modifyOverlaps
 	r.add("overlapping calls on one volume with a modify call: %d with two callers waiting (modify+modify %d, expand+modify %d); apart: %d left running by a killed resizer, %d left running after the caller's deadline (expand+modify: %d)",
 		ov[overlapKey{bothWaiting, modifyModify}]+ov[overlapKey{bothWaiting, expandModify}],

@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -38,7 +39,9 @@ import (
 // on: settled at its current class (no modifyVolumeStatus), or on its way
 // to a target.
 type classState struct {
-	at      time.Time
+	at time.Time
+	// rv is the claim's resourceVersion in that state; 0 when unknown.
+	rv      uint64
 	settled bool
 	// class is the current class when settled, else the recorded target.
 	class string
@@ -46,14 +49,19 @@ type classState struct {
 	status v1.PersistentVolumeClaimModifyVolumeStatus
 }
 
-// classWatch watches the run's claims for the whole run and records every
-// change of their class state, as the capacity watch does for PVs: when a
-// claim's status settled at a class, which the checks need to tell a call
-// made after the success was recorded.
+// classWatch watches the run's claims for the whole run and records the
+// class state of every version of them it sees, as the capacity watch does
+// for PVs: when a claim's status settled at a class, which the checks need
+// to tell a call made after the success was recorded. A watch has gaps
+// (the API server restarted, or closed the watch as too slow; the informer
+// lists again): the checks read its record merged with the audit log's
+// (see claimWrites).
 type classWatch struct {
-	mu       sync.Mutex
-	states   map[claim][]classState
-	events   int
+	mu     sync.Mutex
+	states map[claim][]classState
+	events int
+	// lists and watches started: the first, and again after each loss.
+	lists    int
 	stop     context.CancelFunc
 	informer cache.SharedIndexInformer
 	now      func() time.Time
@@ -74,9 +82,11 @@ func watchClasses(ctx context.Context, c kubernetes.Interface, ns string, also .
 	var err error
 	w.informer, w.stop, err = startWatch(ctx, &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			w.started()
 			return pvcs.List(ctx, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			w.started()
 			return pvcs.Watch(ctx, opts)
 		},
 	}, &v1.PersistentVolumeClaim{}, see, "claim")
@@ -90,32 +100,58 @@ func newClassWatch() *classWatch {
 	return &classWatch{states: map[claim][]classState{}, now: time.Now}
 }
 
-// see records the claim's class state when it changed.
+// classStateOf is the class state pvc records.
+func classStateOf(pvc *v1.PersistentVolumeClaim) classState {
+	s := classState{settled: true, class: ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, "")}
+	if m := pvc.Status.ModifyVolumeStatus; m != nil {
+		s = classState{class: m.TargetVolumeAttributesClassName, status: m.Status}
+	}
+	s.rv, _ = strconv.ParseUint(pvc.ResourceVersion, 10, 64)
+	return s
+}
+
+// sameClass reports whether two states record the same class state.
+func (s classState) sameClass(o classState) bool {
+	return s.settled == o.settled && s.class == o.class && s.status == o.status
+}
+
+// see records the claim's class state in the version seen: every version,
+// so that merging with the audit log's record (mergeStates) knows which
+// version of the claim each state is.
 func (w *classWatch) see(obj any) {
 	pvc, ok := obj.(*v1.PersistentVolumeClaim)
 	if !ok {
 		return
 	}
-	s := classState{settled: true, class: ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, "")}
-	if m := pvc.Status.ModifyVolumeStatus; m != nil {
-		s = classState{class: m.TargetVolumeAttributesClassName, status: m.Status}
-	}
+	s := classStateOf(pvc)
 	cl := claim{ns: pvc.Namespace, name: pvc.Name}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.events++
 	s.at = w.now()
 	states := w.states[cl]
-	if n := len(states); n > 0 {
-		last := states[n-1]
-		if last.settled == s.settled && last.class == s.class && last.status == s.status {
-			return
-		}
+	if n := len(states); n > 0 && s.rv != 0 && states[n-1].rv == s.rv {
+		return
 	}
 	w.states[cl] = append(states, s)
 }
 
-// history returns a copy of the states seen.
+// started counts a list or watch begun.
+func (w *classWatch) started() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lists++
+}
+
+// listed is how many lists and watches were begun.
+func (w *classWatch) listed() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lists
+}
+
+// history returns a copy of the states seen, one per version of a claim
+// seen (mergeStates keeps the changes).
 func (w *classWatch) history() (map[claim][]classState, int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

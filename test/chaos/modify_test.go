@@ -31,8 +31,9 @@ import (
 
 // settledTimes gives, for the volume of each claim that ended at its last
 // requested class, the moment from which no ControllerModifyVolume call
-// may be sent: when the claim watch saw the claim's status come to rest at
-// that class, or when that class was asked for, whichever is later. A claim
+// may be sent: when the claims' history (the claim watch's and the audit
+// log's, see mergeStates) has the claim's status come to rest at that
+// class, or when that class was asked for, whichever is later. A claim
 // that never asked for a class gets the zero time: it must get no call at
 // all. Claims that did not end at their class are left out (they fail the
 // run anyway).
@@ -125,7 +126,8 @@ func backendParams(want, applied map[string]map[string]string, calls []span, set
 }
 
 // finishTimes measures each class change from the answer to its patch to
-// the moment the claim watch saw the claim's status at rest at that class.
+// the moment the claims' history has the claim's status at rest at that
+// class.
 // A change asked again before that is superseded; one never at rest is
 // unfinished.
 func finishTimes(asks []classAsk, states map[claim][]classState) (took []time.Duration, superseded, unfinished int) {

@@ -68,9 +68,13 @@ func TestClassWatch(t *testing.T) {
 		now = sec(step.at)
 		w.see(step.pvc)
 	}
-	states, events := w.history()
-	if events != 7 || len(states[cl]) != 6 {
-		t.Fatalf("events %d, states %+v", events, states[cl])
+	seen, events := w.history()
+	if events != 7 || len(seen[cl]) != 7 {
+		t.Fatalf("events %d, states %+v", events, seen[cl])
+	}
+	states, _ := mergeHistories(seen, nil)
+	if len(states[cl]) != 6 {
+		t.Fatalf("merged states %+v, want 6 changes", states[cl])
 	}
 	if at, ok := settledAt(states[cl], "late"); !ok || !at.Equal(sec(6)) {
 		t.Errorf("settledAt(late) = %v, %v; want 6s", at, ok)
@@ -266,7 +270,7 @@ func TestLateAtRest(t *testing.T) {
 // leaves the modify conditions to it.
 func TestClassProblems(t *testing.T) {
 	classed, plain := claim{ns: "chaos", name: "data-000"}, claim{ns: "chaos", name: "data-001"}
-	cs := &claims{list: []claim{classed, plain}, want: map[claim]int{classed: 1, plain: 1}, class: map[claim]string{classed: "gold"}}
+	cs := &claims{list: []claim{classed, plain}, want: map[claim]int64{classed: gi(1), plain: gi(1)}, highest: map[claim]int64{classed: gi(1), plain: gi(1)}, class: map[claim]string{classed: "gold"}}
 	type state struct {
 		spec, current, pv string
 		status            *v1.ModifyVolumeStatus

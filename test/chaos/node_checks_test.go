@@ -20,6 +20,7 @@ package chaos
 
 import (
 	"encoding/json"
+	"iter"
 	"slices"
 	"sort"
 	"time"
@@ -106,6 +107,32 @@ func readRates(events []framework.AuditEvent, rested map[claim]time.Time, end ti
 		}
 	}
 	return rates
+}
+
+// writesAtRest counts, for each claim at rest from its time in rested
+// until end, kubelet's patches of its status in that time, from the audit
+// log's events; claims with none are left out.
+func writesAtRest(events []framework.AuditEvent, rested map[claim]time.Time, end time.Time) map[claim]int {
+	writes := map[claim]int{}
+	for _, e := range events {
+		if !e.FromKubelet() || e.Verb != "patch" || e.ObjectRef.Resource != "persistentvolumeclaims" || e.ObjectRef.Subresource != "status" {
+			continue
+		}
+		cl := claim{ns: e.ObjectRef.Namespace, name: e.ObjectRef.Name}
+		if from, ok := rested[cl]; ok && !e.Received.Before(from) && e.Received.Before(end) {
+			writes[cl]++
+		}
+	}
+	return writes
+}
+
+// sum adds up counts.
+func sum(counts iter.Seq[int]) int {
+	n := 0
+	for c := range counts {
+		n += c
+	}
+	return n
 }
 
 // nodeSteps measures kubelet's part of each expansion of the claims: from

@@ -51,7 +51,13 @@ type nodeOutcome struct {
 	// rates are kubelet's reads a second of each claim at rest long enough.
 	rates         map[claim]float64
 	reads, writes int // kubelet's GETs and status patches of the claims
-	steps         []time.Duration
+	// belowRates are the rates of the claims at rest below their PV (after
+	// a recovery), which kubelet re-reads as long as that lasts (its cost
+	// of the recovery, docs/design.md); belowWrites its status patches of
+	// them meanwhile, which must be none.
+	belowRates  map[claim]float64
+	belowWrites map[claim]int
+	steps       []time.Duration
 	// lastAtSize and othersAtSize are when the last claim of the node share,
 	// and of the others, was first seen with its final capacity.
 	lastAtSize, othersAtSize time.Time
@@ -75,7 +81,7 @@ func (o *outcome) checkNode(t *testing.T, e *env, l *listing, sizes sizeFigures)
 	fs, err := s.driver.NodeVolumes()
 	must(t, err)
 	want := o.claims.sizes()
-	rested := map[claim]time.Time{}
+	rested, restedBelow, below := map[claim]time.Time{}, map[claim]time.Time{}, belowPV(l)
 	for i := range l.pvcs {
 		pvc := &l.pvcs[i]
 		cl := claim{ns: pvc.Namespace, name: pvc.Name}
@@ -100,7 +106,11 @@ func (o *outcome) checkNode(t *testing.T, e *env, l *listing, sizes sizeFigures)
 		if !slices.Equal(managers, []string{kubeletManager}) {
 			n.notKubelet = append(n.notKubelet, fmt.Sprintf("%s: status.capacity managed by %v; %s", pvc.Name, managers, framework.Describe(pvc)))
 		}
-		rested[cl] = at
+		if below[cl] {
+			restedBelow[cl] = at
+		} else {
+			rested[cl] = at
+		}
 		if at.After(n.lastAtSize) {
 			n.lastAtSize = at
 		}
@@ -150,17 +160,36 @@ func (o *outcome) checkNode(t *testing.T, e *env, l *listing, sizes sizeFigures)
 				cl.name, rate, clock(rested[cl]), maxReadRate)
 		}
 	}
-	n.steps = nodeSteps(s.claims, o.watched.reached, sizes.reached)
+	n.belowRates, n.belowWrites = readRates(events, restedBelow, end, restWindow), writesAtRest(events, restedBelow, end)
+	for _, cl := range slices.SortedFunc(maps.Keys(n.belowWrites), byName) {
+		t.Errorf("kubelet patched the status of claim %s %d times while it was at rest below its PV (since %s), want none",
+			cl.name, n.belowWrites[cl], clock(restedBelow[cl]))
+	}
+	// A refused claim's sizes are the recovery's, timed there: its PV was
+	// at the lowered or raised size long before the claim.
+	held := s.recovery.held()
+	n.steps = nodeSteps(slices.DeleteFunc(slices.Clone(s.claims), func(cl claim) bool { return held[cl] }), o.watched.reached, sizes.reached)
+}
+
+// checkRecovery holds the node share's recovery to its promises (see
+// judgeRecovery); expands are the ControllerExpandVolume calls of both
+// drivers.
+func (o *outcome) checkRecovery(t *testing.T, l *listing, expands []csidriver.LoggedCall) {
+	s := o.share
+	isKubelet := func(pid int) bool { _, ok := s.kubeletOf(pid); return ok }
+	o.recovery = judgeRecovery(s.recovery.snapshot(), l, expands, o.node.calls, o.sizes, isKubelet)
+	for _, u := range o.recovery.unexpected {
+		t.Errorf("claim found infeasible on the node with no refusal scripted: %s", u)
+	}
+	for _, p := range o.recovery.problems {
+		t.Errorf("node recovery: %s", p)
+	}
 }
 
 // reportNode adds the figures of the node share.
 func (o *outcome) reportNode(r *report, sizes sizeFigures) {
 	s, n := o.share, &o.node
-	want := o.claims.sizes()
-	grown := 0
-	for _, cl := range s.claims {
-		grown += int((want[cl] - gi(initialGi)) >> 30)
-	}
+	grown := o.claims.raisesOf(s.claims)
 	r.add("node share: %d of %d claims, volumes of %s (node_expansion_required), mounted by %d pods (%d claims each) on a real kubelet (node %s), all running %s after their creation; %d requests raised",
 		len(s.claims), len(o.claims.list), nodeDriver, s.pods, claimsPerPod, nodeName, s.podsUp.Round(100*time.Millisecond), grown)
 	r.add("kubelet runs: %d (%s); node CSI driver runs: %d (%s; the first mounted the pods' volumes before the window); node resizer runs: %d (%s)",
@@ -193,7 +222,7 @@ func (o *outcome) reportNode(r *report, sizes sizeFigures) {
 	m := len(s.claims)
 	r.add("node share claims with status.capacity written by kubelet (managedFields): %d/%d, after a successful NodeExpandVolume at their size: %d/%d, file system at their size: %d/%d; other claims' capacity written by the resizer: %d/%d",
 		m-len(n.notKubelet), m, m-len(n.notExpanded), m, m-len(n.fsBad), m, len(o.claims.list)-m-len(n.notResizer), len(o.claims.list)-m)
-	r.add("claims seen by resize status: %s; by condition: %s; NodeResizeInfeasible recorded: %d; claim capacity decreases: %d (%d claim events)",
+	r.add("claims seen by resize status: %s; by condition: %s; claim events with NodeResizeInfeasible: %d; claim capacity decreases: %d (%d claim events)",
 		countsOf(sizes.statuses), countsOf(sizes.conditions), len(sizes.infeasible), len(sizes.decreases), sizes.events)
 	r.add("kubelet's node step, from the PV at a size to the claim at it: median %s, p90 %s, max %s over %d expansions",
 		percentile(n.steps, 0.5).Round(10*time.Millisecond), percentile(n.steps, 0.9).Round(10*time.Millisecond), percentile(n.steps, 1).Round(10*time.Millisecond), len(n.steps))
@@ -204,6 +233,14 @@ func (o *outcome) reportNode(r *report, sizes sizeFigures) {
 	}
 	r.add("kubelet on the claims (audit log): %d reads, %d status patches; reads of a claim at rest for %s or more: median %.2f/s, max %.2f/s over %d claims",
 		n.reads, n.writes, restWindow, median, highest, len(rates))
+	below := slices.Sorted(maps.Values(n.belowRates))
+	median, highest = 0, 0
+	if len(below) > 0 {
+		median, highest = below[len(below)/2], below[len(below)-1]
+	}
+	r.add("claims at rest below their PV after a recovery for %s or more: %d, kubelet's reads of them (its cost, until a resize reaches the PV): median %.2f/s, max %.2f/s; its status patches of them: %d",
+		restWindow, len(below), median, highest, sum(maps.Values(n.belowWrites)))
+	o.recovery.report(r, s.armed[refusalKind])
 	r.add("drain after the last fault, sizes: node share %s, the other claims %s",
 		max(n.lastAtSize.Sub(o.lastFault), 0).Round(10*time.Millisecond), max(n.othersAtSize.Sub(o.lastFault), 0).Round(10*time.Millisecond))
 }

@@ -66,6 +66,8 @@ type nodeShare struct {
 	kubelets []framework.Lifetime
 	// armed counts the NodeExpandVolume answers scripted, by kind.
 	armed map[string]int
+	// recovery is the recovery from refusals on the node.
+	recovery *recovery
 }
 
 // nodeFaultRate is the share of the node share's claims grown in a wave
@@ -81,7 +83,9 @@ const nodeFaultRate = 0.3
 // when the volume failed finally before and the request has moved beyond
 // the size it expands to: a wave scripts at most one answer per volume,
 // for the expansion that wave asks for, and a restarted driver gets an
-// empty script (it would replay the answers already taken).
+// empty script (it would replay the answers already taken). The refusals
+// of the recovery are the only infeasible sizes, on purpose (see
+// recovery); their claims get none of these answers.
 var nodeFaults = []struct {
 	kind   string
 	answer framework.TestAnswer
@@ -89,6 +93,15 @@ var nodeFaults = []struct {
 	{"Internal", framework.TestAnswer{Code: codes.Internal, Message: "injected: resize2fs failed"}},
 	{"Unavailable", framework.TestAnswer{Code: codes.Unavailable, Message: "injected: node plugin busy"}},
 	{"slow", framework.TestAnswer{Code: codes.OK, Delay: 4 * time.Second}},
+}
+
+// nodeFaultKinds names the kinds of nodeFaults, in order.
+func nodeFaultKinds() []string {
+	var kinds []string
+	for _, f := range nodeFaults {
+		kinds = append(kinds, f.kind)
+	}
+	return kinds
 }
 
 // pickNodeShare draws k of the n claims, by index, for the node share.
@@ -102,11 +115,12 @@ func pickNodeShare(rnd *rand.Rand, n, k int) map[int]bool {
 
 // startNodeShare starts the node driver with the claims' volumes, a kubelet
 // that knows it, and pods that mount the claims, claimsPerPod each; it
-// returns once every pod runs. The driver gets o's faults from begin on.
-func (e *env) startNodeShare(o framework.TestDriverOptions, claims []claim, rnd *rand.Rand) *nodeShare {
+// returns once every pod runs. The driver gets o's faults from begin on;
+// recov is fed by the claim watch.
+func (e *env) startNodeShare(o framework.TestDriverOptions, claims []claim, rnd *rand.Rand, recov *recovery) *nodeShare {
 	t := e.t
 	t.Helper()
-	s := &nodeShare{e: e, rnd: rnd, claims: claims, member: map[claim]bool{}, opts: o, armed: map[string]int{}}
+	s := &nodeShare{e: e, rnd: rnd, claims: claims, member: map[claim]bool{}, opts: o, armed: map[string]int{}, recovery: recov}
 	for _, cl := range claims {
 		s.member[cl] = true
 	}
@@ -171,14 +185,25 @@ func (s *nodeShare) count(claims []claim) int {
 	return n
 }
 
-// armFaults scripts the next NodeExpandVolume of a share of the node
-// share's claims in grown, replacing the answers of the wave before, and
-// says how many of each kind.
-func (s *nodeShare) armFaults(grown []claim) (string, error) {
+// refusalKind counts the recovery's refusals among the answers scripted.
+const refusalKind = "OutOfRange"
+
+// armFaults scripts the next NodeExpandVolume of the claims that p
+// refuses, and of a share of the node share's other claims in grown, held
+// ones apart, replacing the answers of the wave before, and says how many
+// of each kind.
+func (s *nodeShare) armFaults(grown []claim, p recoveryPlan) (string, error) {
 	var answers []framework.TestAnswer
 	counts := map[string]int{}
+	for _, cl := range p.refuse {
+		a := refusal
+		a.Method, a.VolumeID = csidriver.MethodNodeExpand, cl.handle()
+		answers = append(answers, a)
+		counts[refusalKind]++
+		s.armed[refusalKind]++
+	}
 	for _, cl := range grown {
-		if !s.member[cl] || s.rnd.Float64() >= nodeFaultRate {
+		if !s.member[cl] || p.held[cl] || slices.Contains(p.refuse, cl) || s.rnd.Float64() >= nodeFaultRate {
 			continue
 		}
 		f := nodeFaults[s.rnd.IntN(len(nodeFaults))]
@@ -192,9 +217,9 @@ func (s *nodeShare) armFaults(grown []claim) (string, error) {
 		return "", fmt.Errorf("script NodeExpandVolume: %w", err)
 	}
 	var parts []string
-	for _, f := range nodeFaults {
-		if counts[f.kind] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[f.kind], f.kind))
+	for _, kind := range append([]string{refusalKind}, nodeFaultKinds()...) {
+		if counts[kind] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[kind], kind))
 		}
 	}
 	return strings.Join(parts, ", "), nil

@@ -65,27 +65,33 @@ type outcome struct {
 	spans    []span // ControllerExpandVolume calls
 	overlaps map[overlapKind]int
 
-	classProblems  []string // claims not at their last requested class
-	classesBehind  []string
-	classEvents    int
-	modifyCalls    int
-	modifySpans    []span
-	modifyOverlaps map[overlapKey]int
-	afterSettled   []string
-	paramsBad      []string
-	paramsLate     []string
-	took           []time.Duration // class changes, from the ask to the claim at rest
-	superseded     int
-	neverAtRest    int
-	pending        map[claim][]string
-	lastAtRest     time.Time
+	classProblems []string // claims not at their last requested class
+	classesBehind []string
+	classEvents   int
+	classLists    int
+	classSources  classSources
+	// claimWrites are the audited writes of claims; reachedUnseen the
+	// capacities of claims only the audit log saw.
+	claimWrites, reachedUnseen int
+	modifyCalls                int
+	modifySpans                []span
+	modifyOverlaps             map[overlapKey]int
+	afterSettled               []string
+	paramsBad                  []string
+	paramsLate                 []string
+	took                       []time.Duration // class changes, from the ask to the claim at rest
+	superseded                 int
+	neverAtRest                int
+	pending                    map[claim][]string
+	lastAtRest                 time.Time
 	// lateTook is, for each claim that asked for the late class before it
 	// existed, the time from its creation to the claim at rest at it.
 	lateTook       []time.Duration
 	lateSuperseded int
 
-	sizes sizeFigures
-	node  nodeOutcome
+	sizes    sizeFigures
+	node     nodeOutcome
+	recovery recoveryOutcome
 }
 
 // overlapKey counts the overlaps that involve a ControllerModifyVolume
@@ -151,8 +157,19 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 	for _, d := range o.sizes.decreases {
 		t.Errorf("claim capacity went down: %s", d)
 	}
-	for _, i := range o.sizes.infeasible {
-		t.Errorf("claim found infeasible on the node: %s", i)
+	// The watches miss what changed while they were away; the audit log
+	// records every write of a claim (see claimWrites).
+	audited, err := e.cluster.AuditEvents(time.Time{}, time.Now(), isClaimWrite(ns))
+	must(t, err)
+	writes, err := claimWrites(audited)
+	must(t, err)
+	o.claimWrites = len(audited)
+	o.reachedUnseen = mergeReached(o.sizes.reached, writes)
+	if len(o.sizes.decreases) == 0 {
+		o.sizes.decreases = writtenDecreases(writes)
+		for _, d := range o.sizes.decreases {
+			t.Errorf("claim capacity went down, in the audit log: %s", d)
+		}
 	}
 
 	for _, c := range calls {
@@ -196,16 +213,19 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 	for _, log := range panics(o.resizerRuns) {
 		t.Errorf("a resizer panicked: see %s", log)
 	}
-	o.checkClasses(t, e, classes)
+	o.checkClasses(t, e, classes, auditedStates(writes))
 	o.checkNode(t, e, l, o.sizes)
+	o.checkRecovery(t, l, slices.DeleteFunc(slices.Clone(calls), func(c csidriver.LoggedCall) bool { return c.Method != csidriver.MethodExpand }))
 }
 
 // checkClasses holds the run to the promises of volume modification: no
 // call once the claim recorded its last class, and the backend at that
 // class.
-func (o *outcome) checkClasses(t *testing.T, e *env, classes *classWatch) {
-	states, events := classes.history()
-	o.classEvents = events
+func (o *outcome) checkClasses(t *testing.T, e *env, classes *classWatch, written map[claim][]classState) {
+	seen, events := classes.history()
+	o.classEvents, o.classLists = events, classes.listed()
+	var states map[claim][]classState
+	states, o.classSources = mergeHistories(seen, written)
 	wanted, asks := o.claims.classes(), o.claims.classAsks()
 	settled := settledTimes(o.claims.list, wanted, asks, states)
 	o.afterSettled = callsAfterSettled(o.modifySpans, settled)
@@ -263,7 +283,7 @@ func (o *outcome) report(began time.Time) *report {
 	driverRuns := o.driver.Lifetimes()
 	r.add("CSI driver runs: %d (%s); injected, in both drivers: %.0f%% failures (Unavailable, DeadlineExceeded, Internal), %.0f%% hangs of %s past --timeout=%s, until the end of the window",
 		len(driverRuns), ends(driverRuns), o.driverOpts.FailRate*100, o.driverOpts.HangRate*100, o.driverOpts.HangFor, chaosTimeout)
-	r.add("requests raised: %d; claims finished at their requested size: %d/%d", o.claims.growths(), n-len(o.problems), n)
+	r.add("requests raised: %d, lowered: %d (the node share's recovery); claims finished at their requested size: %d/%d", o.claims.growths(), o.claims.lowers(), n-len(o.problems), n)
 	r.add("PV capacity decreases: %d (one informer on all PVs for the whole run: %d events; lists and watches started: %d, the first and after each loss; caught up at the end: %v)",
 		len(o.watched.decreases), o.watched.events, o.watched.lists+o.watched.watches, len(o.behind) == 0)
 	r.add("ControllerExpandVolume calls: %d (%s)", o.calls, codeCounts(o.spans))
@@ -282,7 +302,7 @@ func (o *outcome) report(began time.Time) *report {
 	if o.doneAt.IsZero() {
 		r.add("drain after the last fault, sizes and classes: not finished")
 	} else {
-		r.add("drain after the last fault, sizes and classes: %s (the last claim seen at rest at its class by the claim watch: %s)",
+		r.add("drain after the last fault, sizes and classes: %s (the last claim recorded at rest at its class, by the claim watch or the audit log: %s)",
 			max(o.doneAt.Sub(o.lastFault), 0).Round(10*time.Millisecond), max(o.lastAtRest.Sub(o.lastFault), 0).Round(10*time.Millisecond))
 	}
 	r.add("test duration: %s", time.Since(began).Round(time.Second))

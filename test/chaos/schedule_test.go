@@ -81,6 +81,10 @@ type schedule struct {
 	// The node share's faults: SIGKILLs of its resizer and its driver, and
 	// of kubelet (started again at once).
 	nodeResizerKills, nodeDriverKills, kubeletRestarts int
+	// nodeRefusals is how many of the node share's claims each wave but the
+	// first and the last has the node refuse; recoveryRaises how many of
+	// them, once recovered, the last wave raises (see recovery).
+	nodeRefusals, recoveryRaises int
 }
 
 // plan spreads the faults at random moments of the window. Growth waves
@@ -219,42 +223,70 @@ func (r *chaosRun) do(ctx context.Context, s step) (string, error) {
 		}
 		return fmt.Sprintf("SIGTERM, %s %s, ready again after %s", how, apiServerGrace, time.Since(begin).Round(time.Millisecond)), nil
 	case growClaims:
-		picked := r.pick()
-		changes, classed, both := r.classChanges(picked)
-		armed, err := r.share.armFaults(picked)
-		if err != nil {
-			return "", err
-		}
-		if err := r.claims.apply(ctx, r.e.cluster.Admin, changes); err != nil {
-			return "", err
-		}
-		detail := fmt.Sprintf("%d claims +1Gi (%d of the node share)", len(picked), r.share.count(picked))
-		if classed > 0 {
-			detail += fmt.Sprintf(", %d change class (%d of them grown too)", classed, both)
-		}
-		if armed != "" {
-			detail += "; NodeExpandVolume scripted: " + armed
-		}
-		again, pause := r.secondThoughts(changes)
-		if len(again) > 0 {
-			timer := time.NewTimer(pause)
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				return "", ctx.Err()
-			case <-timer.C:
-			}
-			if err := r.claims.apply(ctx, r.e.cluster.Admin, again); err != nil {
-				return "", err
-			}
-			detail += fmt.Sprintf(", %d of them another class %s later", len(again), pause)
-		}
-		r.wave++
-		return detail, nil
+		return r.growWave(ctx)
 	case createClass:
 		return r.createLate(ctx)
 	}
 	return "", fmt.Errorf("unknown action %q", s.what)
+}
+
+// growWave grows about half the claims (all in the first wave), changes
+// the class of some, scripts the node share's NodeExpandVolume answers,
+// and plays the wave's part of its recovery (see recovery).
+func (r *chaosRun) growWave(ctx context.Context) (string, error) {
+	picked := r.pick()
+	changes, classed, _ := r.classChanges(picked)
+	plan := r.share.planRecovery(r.wave, r.sched, picked, r.claims)
+	changes = holdBack(changes, plan.held, plan.raises)
+	armed, err := r.share.armFaults(picked, plan)
+	if err != nil {
+		return "", err
+	}
+	if err := r.claims.apply(ctx, r.e.cluster.Admin, changes); err != nil {
+		return "", err
+	}
+	grown, both := grownBy(changes)
+	detail := fmt.Sprintf("%d claims +1Gi (%d of the node share)", len(grown), r.share.count(grown))
+	if classed > 0 {
+		detail += fmt.Sprintf(", %d change class (%d of them grown too)", classed, both)
+	}
+	if armed != "" {
+		detail += "; NodeExpandVolume scripted: " + armed
+	}
+	again, pause := r.secondThoughts(changes)
+	if len(again) > 0 {
+		timer := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return "", ctx.Err()
+		case <-timer.C:
+		}
+		if err := r.claims.apply(ctx, r.e.cluster.Admin, again); err != nil {
+			return "", err
+		}
+		detail += fmt.Sprintf(", %d of them another class %s later", len(again), pause)
+	}
+	if d := plan.describe(); d != "" {
+		detail += "; " + d
+	}
+	r.wave++
+	return detail, nil
+}
+
+// grownBy lists the claims that changes grow by 1Gi, and counts those of
+// them that change class too (a held claim may change class alone).
+func grownBy(changes []change) (grown []claim, both int) {
+	for _, ch := range changes {
+		if !ch.grow {
+			continue
+		}
+		grown = append(grown, ch.claim)
+		if ch.class != "" {
+			both++
+		}
+	}
+	return grown, both
 }
 
 // pick chooses the claims of a wave: all of them in the first wave, then

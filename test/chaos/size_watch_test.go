@@ -21,6 +21,7 @@ package chaos
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,15 +32,18 @@ import (
 
 // sizeWatch follows the sizes of the run's claims on the claim watch's
 // informer, as the capacity watch follows PVs: a claim's status.capacity
-// must never go down, and kubelet must never find a size infeasible. It
+// must never go down, and kubelet must find no size infeasible but those
+// the node share's recovery has it refuse. It
 // keeps when each claim first showed each capacity, and which resize
 // statuses each went through. The informer lists again after the API server
 // restart, so a state that lived only while it was away goes unseen.
 type sizeWatch struct {
-	mu         sync.Mutex
-	highest    map[claim]int64
-	decreases  []string
-	infeasible []string
+	mu        sync.Mutex
+	highest   map[claim]int64
+	decreases []string
+	// infeasible are the claims seen NodeResizeInfeasible: only those whose
+	// refusal the node share scripted may be (see recovery).
+	infeasible []sighting
 	// reached is, per claim and capacity in bytes, when the claim was first
 	// seen with that status.capacity.
 	reached map[claim]map[int64]time.Time
@@ -99,15 +103,22 @@ func (w *sizeWatch) see(obj any) {
 	}
 	w.statuses[status][cl] = true
 	if status == v1.PersistentVolumeClaimNodeResizeInfeasible {
-		w.infeasible = append(w.infeasible, fmt.Sprintf("%s %s: %s (resourceVersion %s)",
-			now.Format(time.StampMilli), pvc.Name, framework.Describe(pvc), pvc.ResourceVersion))
+		w.infeasible = append(w.infeasible, sighting{claim: cl, what: fmt.Sprintf("%s %s: %s (resourceVersion %s)",
+			now.Format(time.StampMilli), pvc.Name, framework.Describe(pvc), pvc.ResourceVersion)})
 	}
+}
+
+// sighting is a claim seen in a state, described for a failure message.
+type sighting struct {
+	claim claim
+	what  string
 }
 
 // sizeFigures are what the size watch saw.
 type sizeFigures struct {
-	decreases, infeasible []string
-	reached               map[claim]map[int64]time.Time
+	decreases  []string
+	infeasible []sighting
+	reached    map[claim]map[int64]time.Time
 	// statuses and conditions count the claims seen with each resize
 	// status and condition.
 	statuses   map[string]int
@@ -118,7 +129,7 @@ type sizeFigures struct {
 func (w *sizeWatch) figures() sizeFigures {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	f := sizeFigures{decreases: append([]string(nil), w.decreases...), infeasible: append([]string(nil), w.infeasible...),
+	f := sizeFigures{decreases: slices.Clone(w.decreases), infeasible: slices.Clone(w.infeasible),
 		reached: map[claim]map[int64]time.Time{}, statuses: map[string]int{}, conditions: map[string]int{}, events: w.events}
 	for cl, r := range w.reached {
 		f.reached[cl] = maps.Clone(r)

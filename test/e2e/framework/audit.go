@@ -26,7 +26,8 @@ import (
 )
 
 // AuditEvent is what the suite reads of one request in the API server's
-// audit log (level Metadata: who did what to which object, no bodies).
+// audit log: who did what to which object, and for the writes of claims
+// the object the API server answered (see auditPolicy).
 type AuditEvent struct {
 	Verb      string `json:"verb"`
 	UserAgent string `json:"userAgent"`
@@ -42,8 +43,13 @@ type AuditEvent struct {
 	ResponseStatus struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
-	Stage    string    `json:"stage"`
-	Received time.Time `json:"requestReceivedTimestamp"`
+	// ResponseObject is the object answered; only writes of claims have it.
+	ResponseObject json.RawMessage `json:"responseObject,omitempty"`
+	Stage          string          `json:"stage"`
+	Received       time.Time       `json:"requestReceivedTimestamp"`
+	// StageTimestamp is when the stage was reached: at ResponseComplete,
+	// when the answer was sent.
+	StageTimestamp time.Time `json:"stageTimestamp"`
 }
 
 // FromKubelet reports whether kubelet made the request.

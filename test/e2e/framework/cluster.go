@@ -131,10 +131,18 @@ func (c *Cluster) startEtcd(tools Tools) error {
 }
 
 // auditPolicy records every request at Metadata level: who did what to
-// which object, never the bodies (which may hold Secrets).
+// which object, never the bodies (which may hold Secrets); but the writes
+// of claims with their bodies and the object answered, each version of a
+// claim that a write made (the chaos run reads the claims' history there,
+// which a watch may miss).
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 rules:
+- level: RequestResponse
+  verbs: ["create", "update", "patch"]
+  resources:
+  - group: ""
+    resources: ["persistentvolumeclaims", "persistentvolumeclaims/status"]
 - level: Metadata
 `
 
