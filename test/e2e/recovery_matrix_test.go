@@ -77,8 +77,8 @@ const (
 	// lane's retry may be running).
 	controllerRefused = "controller_infeasible/user|controller_in_progress/resizer|controller_in_progress/driver"
 	// A short answer: the claim has what the driver gave; the request
-	// waits for the slow lane or the user.
-	answeredShort = "controller_error/user"
+	// waits for the slow lane (whose retry may be running) or the user.
+	answeredShort = "controller_error/user|controller_in_progress/driver|controller_in_progress/resizer"
 	nodeRefused   = "node_infeasible/user"
 	nodeRetries   = "node_in_progress/kubelet"
 	done          = "none/none"
