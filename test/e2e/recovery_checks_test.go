@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -161,4 +163,32 @@ func allocatedOf(pvc *v1.PersistentVolumeClaim) string {
 func requestOf(pvc *v1.PersistentVolumeClaim) string {
 	q := pvc.Spec.Resources.Requests[v1.ResourceStorage]
 	return q.String()
+}
+
+// checkSlowLane: a size refused as infeasible, or answered short, is asked
+// for again only after the slow lane's wait (--retry-interval-max, 3s).
+func checkSlowLane(t *testing.T, calls []framework.Call) {
+	t.Helper()
+	for i := 1; i < len(calls); i++ {
+		prev, c := calls[i-1], calls[i]
+		slow := prev.Code == "OutOfRange" || (prev.Code == "OK" && prev.CapacityBytes < prev.RequiredBytes)
+		if slow && c.RequiredBytes == prev.RequiredBytes && c.Start.Sub(prev.End) < 2900*time.Millisecond {
+			t.Errorf("call %s came %s after %s: the slow lane waits 3s", expandCallOf(c), c.Start.Sub(prev.End), expandCallOf(prev))
+		}
+	}
+}
+
+// checkAtOnce: the driver was asked for size within atOnceBound of the
+// request's change at since.
+func checkAtOnce(t *testing.T, calls []framework.Call, size string, since time.Time) {
+	t.Helper()
+	for _, c := range calls {
+		if c.RequiredBytes == bytes(size) && !c.Start.Before(since) {
+			if d := c.Start.Sub(since); d > atOnceBound {
+				t.Errorf("the driver was asked for %s %s after the request changed, want at most %s", size, d, atOnceBound)
+			}
+			return
+		}
+	}
+	t.Errorf("the driver was never asked for %s", size)
 }

@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"slices"
 	"sync"
@@ -30,8 +29,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 )
 
@@ -61,41 +58,6 @@ type answer struct {
 
 	// sizeBytes and capacityBytes are Size and Capacity read, 0 when empty.
 	sizeBytes, capacityBytes int64
-}
-
-// parseAnswers reads a fault file's content: a list of answers whose sizes
-// are quantities ("3Gi") or bytes.
-func parseAnswers(data []byte) ([]answer, error) {
-	var answers []answer
-	if err := json.Unmarshal(data, &answers); err != nil {
-		return nil, err
-	}
-	for n := range answers {
-		a := &answers[n]
-		var err error
-		if a.sizeBytes, err = bytesOf(a.Size); err != nil {
-			return nil, fmt.Errorf("entry %d: size: %w", n, err)
-		}
-		if a.capacityBytes, err = bytesOf(a.Capacity); err != nil {
-			return nil, fmt.Errorf("entry %d: capacity: %w", n, err)
-		}
-	}
-	return answers, nil
-}
-
-// bytesOf reads a size; "" is 0.
-func bytesOf(size string) (int64, error) {
-	if size == "" {
-		return 0, nil
-	}
-	q, err := resource.ParseQuantity(size)
-	if err != nil {
-		return 0, err
-	}
-	if q.Sign() <= 0 {
-		return 0, fmt.Errorf("%s is not a positive size", size)
-	}
-	return q.Value(), nil
 }
 
 // call is one call of a logged method as the call log records it.
@@ -185,29 +147,6 @@ func (i *interceptor) intercept(ctx context.Context, req any, info *grpc.UnarySe
 	}
 	i.log(c)
 	return resp, err
-}
-
-// withCapacity is an expand request as the mock must see it for an answer
-// of capacity bytes (0: the request as it is): asking for that size, so
-// that the mock's volume has the size it answers, more or less than the
-// caller asked for.
-func withCapacity(req any, capacity int64) any {
-	r, ok := req.(*csi.ControllerExpandVolumeRequest)
-	if !ok || capacity <= 0 {
-		return req
-	}
-	r = proto.Clone(r).(*csi.ControllerExpandVolumeRequest)
-	r.CapacityRange = &csi.CapacityRange{RequiredBytes: capacity}
-	return r
-}
-
-// roundUp rounds size up to a multiple of unit (a non-positive unit leaves
-// it).
-func roundUp(size, unit int64) int64 {
-	if unit <= 0 || size%unit == 0 {
-		return size
-	}
-	return (size/unit + 1) * unit
 }
 
 // capabilities makes the mock advertise MODIFY_VOLUME exactly when asked
