@@ -28,6 +28,10 @@
 
 set -euo pipefail
 
+# The toolchain the Makefile names (GOTOOLCHAIN), when run alone.
+: "${GOTOOLCHAIN:=go1.27.3}"
+export GOTOOLCHAIN
+
 version="${1:?usage: compat-module.sh v1.NN.P}"
 [[ "$version" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || {
 	echo "compat-module.sh: $version is not a Kubernetes release v1.NN.P" >&2
