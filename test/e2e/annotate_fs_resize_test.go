@@ -24,7 +24,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
@@ -65,13 +64,6 @@ func TestAnnotateFsResizeThroughKubelet(t *testing.T) {
 	if n := len(e.nodeCalls(framework.MethodNodeExpand, v.Handle)); n != 2 {
 		t.Errorf("NodeExpandVolume calls = %d, want 2", n)
 	}
-}
-
-func (e *env) pv(v framework.Volume) *v1.PersistentVolume {
-	e.t.Helper()
-	pv, err := cluster.Admin.CoreV1().PersistentVolumes().Get(e.ctx, v.PVName(), metav1.GetOptions{})
-	must(e.t, err)
-	return pv
 }
 
 // waitPVAnnotation waits until the PV's pre-resize-capacity annotation is

@@ -212,10 +212,15 @@ func (e *env) waitClaim(claim string, what string, cond func(*v1.PersistentVolum
 
 func (e *env) pvSize(v framework.Volume) string {
 	e.t.Helper()
+	q := e.pv(v).Spec.Capacity[v1.ResourceStorage]
+	return q.String()
+}
+
+func (e *env) pv(v framework.Volume) *v1.PersistentVolume {
+	e.t.Helper()
 	pv, err := cluster.Admin.CoreV1().PersistentVolumes().Get(e.ctx, v.PVName(), metav1.GetOptions{})
 	must(e.t, err)
-	q := pv.Spec.Capacity[v1.ResourceStorage]
-	return q.String()
+	return pv
 }
 
 func (e *env) calls() []framework.Call {
