@@ -166,14 +166,14 @@ func requestOf(pvc *v1.PersistentVolumeClaim) string {
 }
 
 // checkSlowLane: a size refused as infeasible, or answered short, is asked
-// for again only after the slow lane's wait (--retry-interval-max, 3s).
+// for again only after the slow lane's wait (slowLane).
 func checkSlowLane(t *testing.T, calls []framework.Call) {
 	t.Helper()
 	for i := 1; i < len(calls); i++ {
 		prev, c := calls[i-1], calls[i]
 		slow := prev.Code == "OutOfRange" || (prev.Code == "OK" && prev.CapacityBytes < prev.RequiredBytes)
-		if slow && c.RequiredBytes == prev.RequiredBytes && c.Start.Sub(prev.End) < 2900*time.Millisecond {
-			t.Errorf("call %s came %s after %s: the slow lane waits 3s", expandCallOf(c), c.Start.Sub(prev.End), expandCallOf(prev))
+		if slow && c.RequiredBytes == prev.RequiredBytes && c.Start.Sub(prev.End) < slowLane-100*time.Millisecond {
+			t.Errorf("call %s came %s after %s: the slow lane waits %s", expandCallOf(c), c.Start.Sub(prev.End), expandCallOf(prev), slowLane)
 		}
 	}
 }

@@ -79,9 +79,16 @@ func (s recoveryStep) lasting() func(*v1.PersistentVolumeClaim) bool {
 	return s.want
 }
 
-// atOnceBound is what "at once" allows: under the slow lane's wait, which
-// is the suite's --retry-interval-max (3s).
-const atOnceBound = 2 * time.Second
+// slowLane is the matrix resizer's --retry-interval-max: how long a size
+// refused as infeasible, or answered short, waits before it is asked for
+// again. It is shorter than a hold (quietWindow/2), so that a row sees
+// the retry of a short answer while it holds.
+const slowLane = 4 * time.Second
+
+// atOnceBound is what "at once" allows: under the slow lane's wait, with a
+// second to spare for a loaded machine (make test-compat runs three
+// suites at a time).
+const atOnceBound = slowLane - time.Second
 
 // refusals is how many times a script refuses a size: more than the calls
 // a row makes of it.
@@ -119,7 +126,8 @@ func runMatrix(t *testing.T, driver framework.DriverOptions, rows []recoveryRow)
 	// a busy cluster's, so that "at once" is not a wait for its client's
 	// rate limiter (5 requests a second by default). Its Lease tells
 	// explain that it runs.
-	e := newEnv(t, driver, append(withLease, "--resync-period=0", "--kube-api-qps=200", "--kube-api-burst=400")...)
+	e := newEnv(t, driver, append(withLease, "--resync-period=0", "--kube-api-qps=200", "--kube-api-burst=400",
+		"--retry-interval-max="+slowLane.String())...)
 	bindExplainer(t)
 	nodes := []*framework.Node{e.startNode("a"), e.startNode("b")}
 	var cases []*matrixCase
