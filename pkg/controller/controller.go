@@ -97,7 +97,11 @@ type Config struct {
 	Claims  cache.SharedIndexInformer
 	Volumes cache.SharedIndexInformer
 	Classes cache.SharedIndexInformer
-	// Pods is nil unless --handle-volume-inuse-error is on.
+	// Pods is nil when pods are not watched: the sidecar watches them only
+	// with --handle-volume-inuse-error and a driver that expands offline
+	// only (sidecar.podWatchOf). Without them a FailedPrecondition (in use)
+	// answer is retried with backoff; given them, any driver's claim waits
+	// after that answer until no pod uses it.
 	Pods *inuse.Tracker
 	// Node is nil unless --node-deployment is on: it then knows this
 	// instance's node, and only the claims whose volumes are pinned to it

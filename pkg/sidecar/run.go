@@ -24,6 +24,7 @@ import (
 	"fmt"
 
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/metrics/legacyregistry"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo" // rest client, leader election and work queue metrics
 	"k8s.io/klog/v2"
@@ -142,7 +143,9 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *driv
 	if err != nil {
 		return nil, nil, err
 	}
-	inf, err := newInformers(cs.work, o.ResyncPeriod, o.HandleVolumeInUseError, modifies, node)
+	pods := podWatchOf(o.HandleVolumeInUseError, d.caps, nameOf(node))
+	logger.Info(pods.message(), "driver", d.name, "reason", pods.why)
+	inf, err := newInformers(cs.work, o.ResyncPeriod, pods.watch, modifies, node)
 	if err != nil {
 		return nil, nil, fmt.Errorf("informers: %w", err)
 	}
@@ -175,9 +178,13 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *driv
 		stopEvents()
 		return nil, nil, err
 	}
-	rc := &resizeController{Controller: ctrl, informers: inf}
-	if node != nil {
-		rc.node = node.Name
+	return &resizeController{Controller: ctrl, informers: inf, node: nameOf(node)}, stopEvents, nil
+}
+
+// nameOf is node's name, "" without --node-deployment (node nil).
+func nameOf(node *v1.Node) string {
+	if node == nil {
+		return ""
 	}
-	return rc, stopEvents, nil
+	return node.Name
 }

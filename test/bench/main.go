@@ -100,7 +100,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.IntVar(&cfg.n, "n", 500, "Claims grown at once in the throughput runs.")
 	fs.IntVar(&cfg.modifyN, "modify-n", 500, "Claims changing VolumeAttributesClass at once in the modify runs.")
 	fs.IntVar(&cfg.memoryN, "memory-n", 10000, "Bound PVC+PV pairs (and pods) in the memory run.")
-	fs.BoolVar(&cfg.pods, "pods", true, "Memory run: also create one running pod per claim and measure with --handle-volume-inuse-error.")
+	fs.BoolVar(&cfg.pods, "pods", true, "Memory run: also create one running pod per claim and measure with --handle-volume-inuse-error, for a driver that expands online (no pod watch) and one that expands offline only.")
 	fs.IntVar(&cfg.latencyN, "latency-n", 20, "Sequential resizes in the latency runs.")
 	fs.DurationVar(&cfg.latencyGap, "latency-gap", time.Second, "Pause before each sequential resize, so that the token bucket is full again.")
 	fs.IntVar(&cfg.creators, "creators", 8, "Goroutines creating and growing objects.")

@@ -41,6 +41,10 @@ type memoryPhase struct {
 	// Writes is what the resizer wrote (nothing is to be resized, so it
 	// should be 0).
 	Writes int
+	// OfflineOnly: the driver advertised OFFLINE expansion only, the one
+	// kind whose resizer watches pods. PodsWatched is what the audit log
+	// shows: the resizer listed or watched pods.
+	OfflineOnly, PodsWatched bool
 }
 
 // memoryResult is the memory mode: N bound pairs, then N pods more.
@@ -67,6 +71,7 @@ func runMemory(ctx context.Context, cfg *config) (*memoryResult, error) {
 			return fmt.Errorf("%s: %w", label, err)
 		}
 		p.Args = args // the phase's own flags; cfg.resizerArgs are in the command
+		p.OfflineOnly = r.driver.OfflineOnly
 		res.Phases = append(res.Phases, p)
 		return nil
 	}
@@ -87,12 +92,27 @@ func runMemory(ctx context.Context, cfg *config) (*memoryResult, error) {
 			return nil, err
 		}
 		res.Pods = cfg.memoryN
-		label := fmt.Sprintf("%d PVC+PV pairs + %d running pods, in-use handling", cfg.memoryN, cfg.memoryN)
-		if err := measure(label, "--handle-volume-inuse-error=true"); err != nil {
+		if err := measurePods(ctx, r, cfg.memoryN, measure); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// measurePods measures the resizer with the pods, in-use handling on, for
+// a driver that expands online (which the rig's driver does: no pod watch)
+// and then for one that expands offline only (pods watched). The mock
+// restarts without its volumes, which is harmless: nothing is resized.
+func measurePods(ctx context.Context, r *rig, n int, measure func(label string, args ...string) error) error {
+	label := fmt.Sprintf("%d PVC+PV pairs + %d running pods, in-use handling", n, n)
+	if err := measure(label+", online driver", "--handle-volume-inuse-error=true"); err != nil {
+		return err
+	}
+	r.driver.OfflineOnly = true
+	if err := r.driver.Restart(ctx); err != nil {
+		return fmt.Errorf("restart the CSI mock driver, offline only: %w", err)
+	}
+	return measure(label+", offline-only driver", "--handle-volume-inuse-error=true")
 }
 
 // measureMemory starts the resizer, waits for its caches and an empty
@@ -142,7 +162,8 @@ func measureMemory(ctx context.Context, r *rig, s setting, label string, args ..
 	}
 	t := count(tail.requests)
 	p.Writes = t.ByClass[classWrite] + t.ByClass[classEvent]
-	say("  %s: RSS %s (peak %s) after %d samples; ready in %s", label, mib(p.RSS), mib(p.Peak), len(p.Samples), p.Ready)
+	p.PodsWatched = t.ByKey[requestKey{Verb: "list", Resource: "pods"}]+t.ByKey[requestKey{Verb: "watch", Resource: "pods"}] > 0
+	say("  %s: RSS %s (peak %s) after %d samples; ready in %s; pods watched: %t", label, mib(p.RSS), mib(p.Peak), len(p.Samples), p.Ready, p.PodsWatched)
 	return p, nil
 }
 

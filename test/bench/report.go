@@ -234,11 +234,12 @@ func (r *results) latencyTable(p func(string, ...any)) {
 func (r *results) memoryTable(p func(string, ...any)) {
 	p("### Memory: the resizer's caches at rest\n")
 	p("A fresh resizer (QPS 5 / burst 10) per line. RSS is VmRSS once three reads a second apart agree within 1%%: anonymous memory (heap, stacks) plus the pages of the binary mapped in (RssFile). Peak is VmHWM; Go heap is go_memstats_heap_inuse_bytes at that moment (live objects and garbage not yet collected); live heap is go_gc_heap_live_bytes, what the last collection found alive.\n")
-	p("| Objects | Extra flags | Ready after | RSS | Anon / file | Go heap | Live heap | Peak RSS | CPU to sync | Writes |")
-	p("|---|---|---|---|---|---|---|---|---|---|")
+	p("| Objects | Extra flags | Driver expands | Pods watched | Ready after | RSS | Anon / file | Go heap | Live heap | Peak RSS | CPU to sync | Writes |")
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, ph := range r.Memory.Phases {
-		p("| %s | %s | %s | %s | %s / %s | %s | %s | %s | %s | %d |", ph.Label, flagsCell(ph.Args), seconds(ph.Ready), mib(ph.RSS),
-			mib(ph.Anon), mib(ph.File), mib(ph.HeapInuse), mib(ph.HeapLive), mib(ph.Peak), seconds(ph.CPU), ph.Writes)
+		p("| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s | %d |", ph.Label, flagsCell(ph.Args),
+			map[bool]string{true: "offline only", false: "online"}[ph.OfflineOnly], map[bool]string{true: "yes", false: "no"}[ph.PodsWatched],
+			seconds(ph.Ready), mib(ph.RSS), mib(ph.Anon), mib(ph.File), mib(ph.HeapInuse), mib(ph.HeapLive), mib(ph.Peak), seconds(ph.CPU), ph.Writes)
 	}
 	p("")
 }

@@ -131,12 +131,16 @@ func (r *results) targets() []target {
 			note = fmt.Sprintf(" (run with %d, not %d)", m.Pairs, targetMemoryObjs)
 		}
 		for _, ph := range m.Phases[1:] {
+			// Only an offline-only driver's resizer caches the pods:
+			// with any other, pods weigh nothing and the pairs' limit
+			// holds.
 			limit := int64(targetPairsMiB)
-			if strings.Contains(ph.Label, "pods") {
+			if ph.OfflineOnly && strings.Contains(ph.Label, "pods") {
 				limit = targetPodsMiB
 			}
 			add(ph.RSS <= limit<<20, mib(ph.RSS), "RSS ≤ %d MiB with %s%s", limit, ph.Label, note)
 		}
+		out = append(out, podWatchTarget(m.Phases))
 	}
 	for _, l := range r.Latency {
 		add(l.Latency.P50 <= targetLatencyMs*time.Millisecond, ms(l.Latency.P50),
@@ -175,4 +179,16 @@ func (r *results) modifyTargets() []target {
 			"Modify throughput at defaults ≥ %.2f × (%d QPS ÷ %.0f writes) = %.3f modifies/s", targetRateShare, m.Setting.QPS, modifyWrites, want)
 	}
 	return out
+}
+
+// podWatchTarget checks, from the audit log, that the resizer watched pods
+// in the memory phases with an offline-only driver and in no other.
+func podWatchTarget(phases []memoryPhase) target {
+	met := true
+	var seen []string
+	for _, ph := range phases {
+		met = met && ph.PodsWatched == ph.OfflineOnly
+		seen = append(seen, fmt.Sprintf("%s: %s", ph.Label, map[bool]string{true: "watched", false: "not watched"}[ph.PodsWatched]))
+	}
+	return target{Goal: "Pods watched only with an offline-only driver (audit log, memory run)", Measured: strings.Join(seen, "; "), Met: met}
 }

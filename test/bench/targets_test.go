@@ -38,7 +38,9 @@ func TestTargets(t *testing.T) {
 				CPU: 2500 * time.Millisecond},
 		},
 		Memory: &memoryResult{Pairs: 10000, Phases: []memoryPhase{
-			{Label: "empty cluster"}, {Label: "10000 PVC+PV pairs", RSS: 59 << 20}, {Label: "10000 PVC+PV pairs + 10000 running pods", RSS: 71 << 20},
+			{Label: "empty cluster"}, {Label: "10000 PVC+PV pairs", RSS: 59 << 20},
+			{Label: "10000 PVC+PV pairs + 10000 running pods, online driver", RSS: 59 << 20},
+			{Label: "10000 PVC+PV pairs + 10000 running pods, offline-only driver", RSS: 71 << 20, OfflineOnly: true, PodsWatched: true},
 		}},
 		Latency: []*latencyResult{{Setting: knownSettings["default"], Latency: summary{P50: 20 * time.Millisecond}}},
 	}
@@ -47,16 +49,18 @@ func TestTargets(t *testing.T) {
 		got[tg.Goal] = tg.Met
 	}
 	want := map[string]bool{
-		"Writes per controller-only resize, events excluded, at default: 3.0": true,
-		"Writes per controller-only resize, events excluded, at fast: 3.0":    false,
-		"No GET of objects the informers hold, at default":                    true,
-		"No GET of objects the informers hold, at fast":                       false,
-		"500 resizes at QPS 100 / burst 200 / 50 workers in ≤ 13.0 s":         false,
-		"CPU ≤ 2.0 s for 500 resizes at default":                              true,
-		"CPU ≤ 2.0 s for 500 resizes at fast":                                 false,
-		"RSS ≤ 60 MiB with 10000 PVC+PV pairs":                                true,
-		"RSS ≤ 70 MiB with 10000 PVC+PV pairs + 10000 running pods":           false,
-		"One resize on an idle cluster, p50 ≤ 50 ms, at default":              true,
+		"Writes per controller-only resize, events excluded, at default: 3.0":            true,
+		"Writes per controller-only resize, events excluded, at fast: 3.0":               false,
+		"No GET of objects the informers hold, at default":                               true,
+		"No GET of objects the informers hold, at fast":                                  false,
+		"500 resizes at QPS 100 / burst 200 / 50 workers in ≤ 13.0 s":                    false,
+		"CPU ≤ 2.0 s for 500 resizes at default":                                         true,
+		"CPU ≤ 2.0 s for 500 resizes at fast":                                            false,
+		"RSS ≤ 60 MiB with 10000 PVC+PV pairs":                                           true,
+		"RSS ≤ 60 MiB with 10000 PVC+PV pairs + 10000 running pods, online driver":       true,
+		"RSS ≤ 70 MiB with 10000 PVC+PV pairs + 10000 running pods, offline-only driver": false,
+		"Pods watched only with an offline-only driver (audit log, memory run)":          true,
+		"One resize on an idle cluster, p50 ≤ 50 ms, at default":                         true,
 	}
 	for goal, met := range want {
 		if g, ok := got[goal]; !ok || g != met {
@@ -79,4 +83,23 @@ func repeat(r request, n int) []request {
 		out[i] = r
 	}
 	return out
+}
+
+func TestPodWatchTarget(t *testing.T) {
+	tests := []struct {
+		name   string
+		phases []memoryPhase
+		want   bool
+	}{
+		{name: "online not watched, offline-only watched", phases: []memoryPhase{{}, {OfflineOnly: true, PodsWatched: true}}, want: true},
+		{name: "online driver watched", phases: []memoryPhase{{PodsWatched: true}, {OfflineOnly: true, PodsWatched: true}}},
+		{name: "offline-only driver not watched", phases: []memoryPhase{{}, {OfflineOnly: true}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := podWatchTarget(tc.phases); got.Met != tc.want {
+				t.Errorf("met = %v, want %v (%s)", got.Met, tc.want, got.Measured)
+			}
+		})
+	}
 }
