@@ -66,6 +66,7 @@ func newFlagSet(o *Options, featureGates *map[string]bool, knownFeatures []strin
 	fs.StringVar(&o.MetricsPath, "metrics-path", "/metrics", "The HTTP `path` where prometheus metrics will be exposed.")
 
 	fs.BoolVar(&o.Automaxprocs, "automaxprocs", false, "automatically set GOMAXPROCS to match Linux container CPU quota")
+	fs.BoolVar(&o.Automemlimit, "automemlimit", true, "Set the Go runtime's soft memory limit to 90% of the container's memory limit (read from its cgroup), so that the collector works harder before the kernel would kill the process. GOMEMLIMIT in the environment wins.")
 	fs.BoolVar(&o.ExtraModifyMetadata, FlagExtraModifyMetadata, false, "If set, add pv/pvc metadata to plugin modify requests as parameters: csi.storage.k8s.io/pvc/name, csi.storage.k8s.io/pvc/namespace and csi.storage.k8s.io/pv/name.")
 	fs.BoolVar(&o.ShowVersion, "version", false, "Show version.")
 

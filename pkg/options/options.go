@@ -129,6 +129,10 @@ type Options struct {
 	// Automaxprocs reports whether --automaxprocs was set. Parse has
 	// already adjusted GOMAXPROCS when it is true.
 	Automaxprocs bool
+	// Automemlimit reports whether --automemlimit was set. Parse has
+	// already given the Go runtime a memory limit from the container's
+	// when it is true (unless GOMEMLIMIT is set).
+	Automemlimit bool
 	// ExtraModifyMetadata adds the claim's name and namespace and the PV's
 	// name to the mutable parameters of ControllerModifyVolume, under
 	// csi.storage.k8s.io/pvc/name, csi.storage.k8s.io/pvc/namespace and
@@ -162,7 +166,8 @@ func (o *Options) Addr() string {
 //
 // Parse has process-wide side effects, like upstream's start-up: it applies
 // the logging configuration (klog verbosity, format) and, with
-// --automaxprocs, sets GOMAXPROCS. The logging configuration can only be
+// --automaxprocs, sets GOMAXPROCS; with --automemlimit (the default), the
+// Go runtime's memory limit. The logging configuration can only be
 // applied once per process (see logsapi.ResetForTest for tests).
 func Parse(args []string, out io.Writer) (*Options, error) {
 	gate := features.NewGate()
@@ -203,6 +208,9 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 	}
 	if o.Automaxprocs {
 		enableAutomaxprocs()
+	}
+	if o.Automemlimit {
+		applyMemLimit(os.DirFS("/"))
 	}
 	if o.NodeDeployment {
 		o.NodeName = os.Getenv(NodeNameEnv)

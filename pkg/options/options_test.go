@@ -22,8 +22,10 @@ import (
 	"flag"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"k8s.io/component-base/featuregate"
@@ -109,6 +111,7 @@ func TestDefaults(t *testing.T) {
 		{name: "metrics-address", got: o.MetricsAddress, want: ""},
 		{name: "metrics-path", got: o.MetricsPath, want: "/metrics"},
 		{name: "automaxprocs", got: o.Automaxprocs, want: false},
+		{name: "automemlimit", got: o.Automemlimit, want: true},
 		{name: "extra-modify-metadata", got: o.ExtraModifyMetadata, want: false},
 		{name: "version", got: o.ShowVersion, want: false},
 		{name: "v", got: o.Logging.Verbosity, want: logsapi.VerbosityLevel(0)},
@@ -456,6 +459,30 @@ func TestAutomaxprocs(t *testing.T) {
 	}
 	if flag.CommandLine.Lookup("automaxprocs") == nil {
 		t.Error("csi-lib-utils automaxprocs was not used")
+	}
+}
+
+func TestApplyMemLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(before) })
+	limited := fstest.MapFS{
+		"proc/self/cgroup":         {Data: []byte("0::/\n")},
+		"sys/fs/cgroup/memory.max": {Data: []byte("104857600\n")},
+	}
+	unlimited := fstest.MapFS{
+		"proc/self/cgroup":         {Data: []byte("0::/\n")},
+		"sys/fs/cgroup/memory.max": {Data: []byte("max\n")},
+	}
+	if got := applyMemLimit(limited); got != 94371840 || debug.SetMemoryLimit(-1) != 94371840 {
+		t.Errorf("applyMemLimit(100 MiB container) = %d, runtime limit %d, want 90 MiB (94371840)", got, debug.SetMemoryLimit(-1))
+	}
+	debug.SetMemoryLimit(before)
+	if got := applyMemLimit(unlimited); got != 0 || debug.SetMemoryLimit(-1) != before {
+		t.Errorf("applyMemLimit(no limit) = %d, runtime limit %d, want none", got, debug.SetMemoryLimit(-1))
+	}
+	t.Setenv("GOMEMLIMIT", "200MiB")
+	if got := applyMemLimit(limited); got != 0 || debug.SetMemoryLimit(-1) != before {
+		t.Errorf("applyMemLimit with GOMEMLIMIT set = %d, runtime limit %d, want GOMEMLIMIT's (left alone)", got, debug.SetMemoryLimit(-1))
 	}
 }
 

@@ -60,6 +60,8 @@ var flagDifferences = map[string]string{
 	// Upstream's open PR 573 adds it, with NODE_NAME and without leader
 	// election, as here.
 	"node-deployment": "ours only",
+	// Go does not read a cgroup's memory limit by itself.
+	"automemlimit": "ours only",
 }
 
 // TestFlagsAgainstUpstream compares our flags with upstream v2.2.1's, flag
