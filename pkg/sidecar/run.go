@@ -100,7 +100,7 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 	switch {
 	case o.LeaderElection:
 		release := o.Features.Enabled(features.ReleaseLeaderElectionOnExit)
-		err = runLeading(ctx, o, cs.leader, d.name, s.mux, release, work)
+		err = runLeading(ctx, o, cs.election, d.name, s.mux, release, work)
 	case ctrl.node != "":
 		err = runBeating(ctx, o, cs.leader, d.name, ctrl.node, work)
 	default:
