@@ -20,6 +20,10 @@ import (
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	// The elector's metric leader_election_master_status, which the chart's
+	// alert and dashboard read. The package links client-go's elector, so
+	// it lives here and not with client-go's other metrics in run.go.
+	_ "k8s.io/component-base/metrics/prometheus/clientgo/leaderelection"
 )
 
 // electionClient is what client-go's leader election lock takes: the two

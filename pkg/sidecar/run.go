@@ -26,7 +26,9 @@ import (
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/metrics/legacyregistry"
-	_ "k8s.io/component-base/metrics/prometheus/clientgo" // rest client, leader election and work queue metrics
+	_ "k8s.io/component-base/metrics/prometheus/clientgo/fifo" // informer queue metrics
+	_ "k8s.io/component-base/metrics/prometheus/restclient"    // rest client metrics
+	_ "k8s.io/component-base/metrics/prometheus/workqueue"     // work queue metrics
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/controller"
