@@ -23,10 +23,10 @@ import (
 	"context"
 	"os"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/csi-resizer/csi-resizer/pkg/explain"
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/list"
 )
 
@@ -54,7 +54,7 @@ func main() {
 
 // connect loads the kubeconfig as kubectl does, and returns a client and
 // the namespace of the chosen context.
-func connect(kubeconfig, kubeContext string) (kubernetes.Interface, string, error) {
+func connect(kubeconfig, kubeContext string) (kube.Interface, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfig
 	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
@@ -66,7 +66,7 @@ func connect(kubeconfig, kubeContext string) (kubernetes.Interface, string, erro
 	if err != nil {
 		return nil, "", err
 	}
-	client, err := kubernetes.NewForConfig(config)
+	client, err := kube.NewForConfig(config)
 	if err != nil {
 		return nil, "", err
 	}

@@ -29,7 +29,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/client-go/kubernetes"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -38,6 +37,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
@@ -87,7 +87,7 @@ type Config struct {
 	// parameters (--extra-modify-metadata).
 	ExtraModifyMetadata bool
 	// Client does the work: status and PV patches, Secret reads.
-	Client kubernetes.Interface
+	Client kube.Interface
 	// Identity is the user the API server knows Client as, for the log of a
 	// refused write; "" when unknown.
 	Identity string

@@ -40,6 +40,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -233,7 +234,7 @@ func newEnvWithClient(t *testing.T, client *fake.Clientset, rz *fakeResizer, opt
 	cfg := Config{
 		Driver:     driverName,
 		Resizer:    rz,
-		Client:     client,
+		Client:     kubetest.Wrap(client),
 		Recorder:   e.recorder,
 		Claims:     coreinformers.NewPersistentVolumeClaimInformer(client, "", 0, cache.Indexers{}),
 		Volumes:    coreinformers.NewPersistentVolumeInformer(client, 0, cache.Indexers{}),

@@ -37,11 +37,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	storageinformers "k8s.io/client-go/informers/storage/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 )
 
 const (
@@ -215,7 +216,7 @@ type modifyEnv struct {
 func withModifier(m Modifier) envOpt {
 	return func(c *Config) {
 		c.Modifier = m
-		c.AttributeClasses = storageinformers.NewVolumeAttributesClassInformer(c.Client, 0, cache.Indexers{})
+		c.AttributeClasses = kube.NewVolumeAttributesClassInformer(c.Client, 0, cache.Indexers{})
 	}
 }
 

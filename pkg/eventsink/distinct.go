@@ -34,31 +34,38 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 )
 
 // lookupTimeout bounds the read of the event that holds a taken name.
 const lookupTimeout = 10 * time.Second
 
-// Distinct writes events through events, as client-go's EventSinkImpl
-// does, except that an event whose name another event holds is created
+// EventsGetter gives the event client of a namespace: kube.CoreV1Interface
+// has it.
+type EventsGetter interface {
+	Events(namespace string) kube.EventInterface
+}
+
+// Distinct writes events through events in the event's namespace, as
+// client-go's EventSinkImpl does, except that an event whose name another event holds is created
 // again under a name the API server generates ("<object>.<random>"). The
 // holder is read first (list with a name selector: the resizer may list
 // events, not get them): when it is this very event, written by an earlier
 // attempt whose answer was lost, it is returned and nothing is written
 // twice.
-func Distinct(events typedcorev1.EventsGetter) record.EventSink {
-	return &distinct{EventSinkImpl: typedcorev1.EventSinkImpl{Interface: events.Events("")}, events: events}
+func Distinct(events EventsGetter) record.EventSink {
+	return &distinct{events: events}
 }
 
 type distinct struct {
-	typedcorev1.EventSinkImpl
-	events typedcorev1.EventsGetter
+	events EventsGetter
 }
 
 func (s *distinct) Create(e *v1.Event) (*v1.Event, error) {
-	created, err := s.EventSinkImpl.Create(e)
+	created, err := s.create(e)
 	if !apierrors.IsAlreadyExists(err) {
 		return created, err
 	}
@@ -71,7 +78,21 @@ func (s *distinct) Create(e *v1.Event) (*v1.Event, error) {
 	}
 	renamed := e.DeepCopy()
 	renamed.Name, renamed.GenerateName = "", e.InvolvedObject.Name+"."
-	return s.EventSinkImpl.Create(renamed)
+	return s.create(renamed)
+}
+
+// create, Update and Patch write e in its own namespace, as client-go's
+// EventSinkImpl does; the recorder gives them no context.
+func (s *distinct) create(e *v1.Event) (*v1.Event, error) {
+	return s.events.Events(e.Namespace).Create(context.Background(), e, metav1.CreateOptions{})
+}
+
+func (s *distinct) Update(e *v1.Event) (*v1.Event, error) {
+	return s.events.Events(e.Namespace).Update(context.Background(), e, metav1.UpdateOptions{})
+}
+
+func (s *distinct) Patch(e *v1.Event, data []byte) (*v1.Event, error) {
+	return s.events.Events(e.Namespace).Patch(context.Background(), e.Name, types.StrategicMergePatchType, data, metav1.PatchOptions{})
 }
 
 // holder reads the event named as e in e's namespace; nil when it is gone.

@@ -27,6 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 )
 
 // event is a warning about claim ns/zonal named as client-go's recorder
@@ -70,7 +72,7 @@ func names(t *testing.T, client *fake.Clientset) []string {
 
 func TestDistinctFreeName(t *testing.T) {
 	client := apiServer()
-	got, err := Distinct(client.CoreV1()).Create(event("node a"))
+	got, err := Distinct(kubetest.Wrap(client).CoreV1()).Create(event("node a"))
 	if err != nil || got.Name != "zonal.18eb05f4906d93fd" {
 		t.Fatalf("Create = %v, %v; want the event under its own name", got, err)
 	}
@@ -83,7 +85,7 @@ func TestDistinctFreeName(t *testing.T) {
 // nanosecond; the second warning gets a name of its own.
 func TestDistinctNameTaken(t *testing.T) {
 	client := apiServer(event("node a"))
-	got, err := Distinct(client.CoreV1()).Create(event("node b"))
+	got, err := Distinct(kubetest.Wrap(client).CoreV1()).Create(event("node b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func TestDistinctNameTaken(t *testing.T) {
 // the recorder; the event it wrote is returned, not written twice.
 func TestDistinctOwnRetry(t *testing.T) {
 	client := apiServer(event("node a"))
-	got, err := Distinct(client.CoreV1()).Create(event("node a"))
+	got, err := Distinct(kubetest.Wrap(client).CoreV1()).Create(event("node a"))
 	if err != nil || got.Name != "zonal.18eb05f4906d93fd" {
 		t.Fatalf("Create = %v, %v; want the event already written", got, err)
 	}
@@ -116,7 +118,7 @@ func TestDistinctLookupFails(t *testing.T) {
 	client.PrependReactor("list", "events", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errors.New("connection refused")
 	})
-	if _, err := Distinct(client.CoreV1()).Create(event("node b")); !apierrors.IsAlreadyExists(err) {
+	if _, err := Distinct(kubetest.Wrap(client).CoreV1()).Create(event("node b")); !apierrors.IsAlreadyExists(err) {
 		t.Errorf("Create: %v, want AlreadyExists", err)
 	}
 	creates := 0
@@ -135,7 +137,7 @@ func TestDistinctOtherErrors(t *testing.T) {
 	client.PrependReactor("create", "events", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(v1.Resource("events"), "", errors.New("no"))
 	})
-	if _, err := Distinct(client.CoreV1()).Create(event("node a")); !apierrors.IsForbidden(err) {
+	if _, err := Distinct(kubetest.Wrap(client).CoreV1()).Create(event("node a")); !apierrors.IsForbidden(err) {
 		t.Errorf("Create: %v, want Forbidden", err)
 	}
 	for _, a := range client.Actions() {

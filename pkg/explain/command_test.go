@@ -27,6 +27,7 @@ import (
 
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/version"
 )
 
@@ -38,7 +39,7 @@ func run(client *fake.Clientset, args ...string) (code int, stdout, stderr strin
 			if kubeconfig == "/missing" {
 				return nil, "", errors.New(`stat /missing: no such file or directory`)
 			}
-			return NewReader(client), ns, nil
+			return NewReader(kubetest.Wrap(client)), ns, nil
 		}}
 	code = cmd.Run(context.Background(), args)
 	return code, out.String(), errOut.String()

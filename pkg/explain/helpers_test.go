@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
@@ -224,7 +225,7 @@ func leaderPod(args ...string) *v1.Pod {
 // them at now.
 func explainObjects(t *testing.T, req Request, objs ...runtime.Object) Explanation {
 	t.Helper()
-	o, err := Gather(context.Background(), NewReader(fake.NewClientset(objs...)), withClaim(req))
+	o, err := Gather(context.Background(), NewReader(kubetest.Wrap(fake.NewClientset(objs...))), withClaim(req))
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

@@ -29,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 )
 
 // growing is a claim whose expansion is the resizer's next step.
@@ -90,7 +92,7 @@ func TestExplainResizer(t *testing.T) {
 func TestExplainLeaseForbidden(t *testing.T) {
 	client := fake.NewClientset(growing()...)
 	client.PrependReactor("list", "leases", forbidden("leases"))
-	o, err := Gather(context.Background(), NewReader(client), withClaim(Request{}))
+	o, err := Gather(context.Background(), NewReader(kubetest.Wrap(client)), withClaim(Request{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,7 @@ func TestUnknowns(t *testing.T) {
 			if tc.react != nil {
 				tc.react(client)
 			}
-			o, err := Gather(context.Background(), NewReader(client), withClaim(Request{}))
+			o, err := Gather(context.Background(), NewReader(kubetest.Wrap(client)), withClaim(Request{}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/kubernetes"
+
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 )
 
 // Reader reads the objects explain looks at. Each method is one get or one
@@ -56,12 +57,12 @@ type Reader interface {
 }
 
 // NewReader returns a Reader that reads through client.
-func NewReader(client kubernetes.Interface) Reader {
+func NewReader(client kube.Interface) Reader {
 	return clientReader{client}
 }
 
 type clientReader struct {
-	client kubernetes.Interface
+	client kube.Interface
 }
 
 func (r clientReader) Claim(ctx context.Context, namespace, name string) (*v1.PersistentVolumeClaim, error) {

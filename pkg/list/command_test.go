@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/explain"
 	"github.com/csi-resizer/csi-resizer/pkg/version"
 )
@@ -43,7 +44,7 @@ func run(client *fake.Clientset, args ...string) (code int, stdout, stderr strin
 			if kubeconfig == "/missing" {
 				return nil, "", errors.New(`stat /missing: no such file or directory`)
 			}
-			return NewReader(client), ns, nil
+			return NewReader(kubetest.Wrap(client)), ns, nil
 		}}
 	code = cmd.Run(context.Background(), args)
 	return code, out.String(), errOut.String()

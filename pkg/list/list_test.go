@@ -26,13 +26,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/explain"
 )
 
 // listed reads objs through a fake clientset and lists them at now.
 func listed(t *testing.T, req Request, objs ...runtime.Object) Result {
 	t.Helper()
-	in, err := Read(context.Background(), NewReader(fake.NewClientset(objs...)), req)
+	in, err := Read(context.Background(), NewReader(kubetest.Wrap(fake.NewClientset(objs...))), req)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
@@ -99,7 +100,7 @@ func TestUnfinished(t *testing.T) {
 func TestSameAsExplain(t *testing.T) {
 	objs := cluster()
 	r := listed(t, Request{}, objs...)
-	reader := explain.NewReader(fake.NewClientset(objs...))
+	reader := explain.NewReader(kubetest.Wrap(fake.NewClientset(objs...)))
 	for _, it := range r.Items {
 		o, err := explain.Gather(context.Background(), reader, explain.Request{Namespace: it.Namespace, Claim: it.Name})
 		if err != nil {
@@ -139,7 +140,7 @@ func TestUnreadLists(t *testing.T) {
 	client := fake.NewClientset(cluster()...)
 	client.PrependReactor("list", "pods", forbidden("pods"))
 	client.PrependReactor("list", "events", forbidden("events"))
-	in, err := Read(context.Background(), NewReader(client), Request{Namespace: ns})
+	in, err := Read(context.Background(), NewReader(kubetest.Wrap(client)), Request{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/explain"
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
@@ -66,7 +67,7 @@ func TestNodeDeployment(t *testing.T) {
 		nodeGets++
 		return false, nil, nil
 	})
-	in, err := Read(context.Background(), NewReader(client), Request{})
+	in, err := Read(context.Background(), NewReader(kubetest.Wrap(client)), Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestNodeDeployment(t *testing.T) {
 		if w := want[it.Name]; it.Node != w.node || it.NextStepBy != w.by {
 			t.Errorf("%s: node %q, next step by %s; want %q, %s", line(it), it.Node, it.NextStepBy, w.node, w.by)
 		}
-		o, err := explain.Gather(context.Background(), explain.NewReader(client), explain.Request{Namespace: it.Namespace, Claim: it.Name})
+		o, err := explain.Gather(context.Background(), explain.NewReader(kubetest.Wrap(client)), explain.Request{Namespace: it.Namespace, Claim: it.Name})
 		if err != nil {
 			t.Fatal(err)
 		}

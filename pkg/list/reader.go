@@ -25,10 +25,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/pager"
 
 	"github.com/csi-resizer/csi-resizer/pkg/explain"
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 )
 
 // Reader reads the objects list looks at. Each method is one list (in
@@ -52,13 +52,13 @@ type Reader interface {
 }
 
 // NewReader returns a Reader that reads through client.
-func NewReader(client kubernetes.Interface) Reader {
+func NewReader(client kube.Interface) Reader {
 	return clientReader{Reader: explain.NewReader(client), client: client}
 }
 
 type clientReader struct {
 	explain.Reader
-	client kubernetes.Interface
+	client kube.Interface
 }
 
 func (r clientReader) Claims(ctx context.Context, namespace string) ([]v1.PersistentVolumeClaim, error) {

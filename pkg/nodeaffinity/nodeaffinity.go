@@ -19,8 +19,9 @@ limitations under the License.
 // one node the volume's required node affinity pins it to.
 //
 // Whether a node can use a volume is decided exactly as the scheduler and
-// kubelet decide it, by k8s.io/component-helpers/storage/volume's
-// CheckNodeAffinity against the node's labels: terms ORed, expressions
+// kubelet decide it (k8s.io/component-helpers/storage/volume's
+// CheckNodeAffinity), by the MatchNodeSelectorTerms that it calls, of
+// k8s.io/component-helpers/scheduling/corev1, against the node's labels: terms ORed, expressions
 // ANDed, the operators In, NotIn, Exists, DoesNotExist, Gt and Lt. That
 // check sees labels only: a term's matchFields are not checked at all, so a
 // term of matchFields alone selects every node.
@@ -59,7 +60,8 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/component-helpers/storage/volume"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
 // HostnameLabel is the label kubelet sets to its node's host name.
@@ -110,6 +112,20 @@ func (r Result) String() string {
 	return fmt.Sprintf("Result(%d)", int(r))
 }
 
+// usable is CheckNodeAffinity of k8s.io/component-helpers/storage/volume
+// for a volume with a required affinity, without that package, which
+// links client-go's scheme of every API group into the binaries.
+func usable(pv *v1.PersistentVolume, node *Node) error {
+	matches, err := corev1helpers.MatchNodeSelectorTerms(&v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: node.Labels}}, pv.Spec.NodeAffinity.Required)
+	if err != nil {
+		return err
+	}
+	if !matches {
+		return fmt.Errorf("no matching NodeSelectorTerms")
+	}
+	return nil
+}
+
 // Match applies the rule of the package to pv and node; node is nil when
 // it is not known. The reason says why, naming the term that leaves the
 // volume open for Shared.
@@ -120,7 +136,7 @@ func Match(pv *v1.PersistentVolume, node *Node) (Result, string) {
 	if node == nil {
 		return Elsewhere, "this instance's Node is not known"
 	}
-	if err := volume.CheckNodeAffinity(pv, node.Labels); err != nil {
+	if err := usable(pv, node); err != nil {
 		return Elsewhere, fmt.Sprintf("node %s cannot use the volume: its node affinity does not select the node's labels (%v)", node.Name, err)
 	}
 	var pins []string

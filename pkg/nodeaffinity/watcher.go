@@ -25,9 +25,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	coreinformers "k8s.io/client-go/informers/core/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 )
 
 // Watcher knows an instance's own Node as its informer last saw it, and
@@ -108,8 +108,8 @@ func (w *Watcher) seen(obj any) {
 // NewInformer returns an informer of the one Node name (a field selector
 // on metadata.name: list and watch of that object only), which keeps its
 // name, UID, resource version and labels only.
-func NewInformer(client kubernetes.Interface, name string, resync time.Duration) (cache.SharedIndexInformer, error) {
-	informer := coreinformers.NewFilteredNodeInformer(client, resync, cache.Indexers{}, func(o *metav1.ListOptions) {
+func NewInformer(client kube.Interface, name string, resync time.Duration) (cache.SharedIndexInformer, error) {
+	informer := kube.NewFilteredNodeInformer(client, resync, cache.Indexers{}, func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 	})
 	if err := informer.SetTransform(labelsOnly); err != nil {

@@ -29,6 +29,8 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-helpers/storage/volume"
+
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 )
 
 // TestMatchFieldsAreNotChecked pins down the behaviour of component-helpers
@@ -89,7 +91,7 @@ func TestWatcherFollowsItsNode(t *testing.T) {
 		apiNode("node-1", map[string]string{HostnameLabel: "host-1"}),
 		apiNode("node-2", map[string]string{HostnameLabel: "host-2"}),
 	)
-	informer, err := NewInformer(client, "node-1", 0)
+	informer, err := NewInformer(kubetest.Wrap(client), "node-1", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,9 +22,15 @@ import (
 	"math"
 	"strings"
 	"time"
-
-	"k8s.io/client-go/tools/leaderelection"
 )
+
+// leaderJitterFactor is client-go's leaderelection.JitterFactor, by which
+// the elector spreads its retries: the renew deadline must outlast one
+// jittered retry period. It is a copy, so that kubectl csi-resizer, which
+// reads the options but elects no leader, does not link client-go's
+// leader election and every API group with it; a test checks that the
+// two agree.
+const leaderJitterFactor = 1.2
 
 // validate checks the values that the flag types alone cannot. All problems
 // are reported at once, joined on one line.
@@ -93,9 +99,9 @@ func validateLeaderElection(lease, renew, retry time.Duration) []string {
 	if lease <= renew {
 		errs = append(errs, fmt.Sprintf("--leader-election-lease-duration (%v) must be greater than --leader-election-renew-deadline (%v)", lease, renew))
 	}
-	if minRenew := time.Duration(leaderelection.JitterFactor * float64(retry)); renew <= minRenew {
+	if minRenew := time.Duration(leaderJitterFactor * float64(retry)); renew <= minRenew {
 		errs = append(errs, fmt.Sprintf("--leader-election-renew-deadline (%v) must be greater than %v times --leader-election-retry-period (%v), i.e. greater than %v",
-			renew, leaderelection.JitterFactor, retry, minRenew))
+			renew, leaderJitterFactor, retry, minRenew))
 	}
 	return errs
 }

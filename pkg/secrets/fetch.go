@@ -22,8 +22,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
+
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 )
 
 // Fetch reads the data of the Secret ref through the API. It is the only read a resize makes
@@ -32,7 +33,7 @@ import (
 //
 // Errors name the Secret but never carry its data; a missing Secret gives an error for which
 // apierrors.IsNotFound still holds. The data is returned as strings, the form CSI requests take.
-func Fetch(ctx context.Context, client kubernetes.Interface, ref Ref) (map[string]string, error) {
+func Fetch(ctx context.Context, client kube.Interface, ref Ref) (map[string]string, error) {
 	if ref.Namespace == "" || ref.Name == "" {
 		return nil, fmt.Errorf("secret %q for %s: both namespace and name are required", ref, ref.use())
 	}

@@ -32,6 +32,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 )
 
 // secretValue is a value distinctive enough that finding it anywhere but in Fetch's result
@@ -119,7 +121,7 @@ func TestFetch(t *testing.T) {
 				})
 			}
 
-			got, err := Fetch(ctx, client, tc.ref)
+			got, err := Fetch(ctx, kubetest.Wrap(client), tc.ref)
 
 			checkErr(t, err, tc.wantErr)
 			if err != nil {
@@ -161,7 +163,7 @@ func TestFetchNeverLeaks(t *testing.T) {
 	ref := Ref{Namespace: "vault", Name: "expand"}
 	client := fake.NewClientset(testSecret("vault", "expand"))
 
-	data, err := Fetch(ctx, client, ref)
+	data, err := Fetch(ctx, kubetest.Wrap(client), ref)
 	if err != nil {
 		t.Fatalf("Fetch: %v", err)
 	}
@@ -173,7 +175,7 @@ func TestFetchNeverLeaks(t *testing.T) {
 	client.PrependReactor("get", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, context.Canceled
 	})
-	_, fetchErr := Fetch(ctx, client, ref)
+	_, fetchErr := Fetch(ctx, kubetest.Wrap(client), ref)
 	if fetchErr == nil {
 		t.Fatal("Fetch with an injected error succeeded")
 	}
@@ -195,7 +197,7 @@ func TestFetchNeverLeaks(t *testing.T) {
 }
 
 func TestFetchSaysWhatTheSecretIsFor(t *testing.T) {
-	_, err := Fetch(context.Background(), fake.NewClientset(), Ref{Namespace: "keys", Name: "gone", Use: "volume modification"})
+	_, err := Fetch(context.Background(), kubetest.Wrap(fake.NewClientset()), Ref{Namespace: "keys", Name: "gone", Use: "volume modification"})
 	if err == nil || !strings.Contains(err.Error(), `secret "keys/gone" for volume modification not found`) {
 		t.Errorf("Fetch error = %v, want it to name the modification", err)
 	}

@@ -35,6 +35,8 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/klog/v2/textlogger"
+
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 )
 
 // TestBelowSink checks the cap itself: every level below 8 passes, 8 and above are neither
@@ -135,7 +137,7 @@ func TestFetchDoesNotLogTheResponseBody(t *testing.T) {
 	}
 
 	ctx, logs = newCtx()
-	data, err := Fetch(ctx, client, Ref{Namespace: "vault", Name: "expand"})
+	data, err := Fetch(ctx, kubetest.Wrap(client), Ref{Namespace: "vault", Name: "expand"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +182,7 @@ func TestFetchWithoutContextualLogging(t *testing.T) {
 			t.Fatal(err)
 		}
 		client := fake.NewClientset(testSecret("vault", "expand"))
-		data, err := Fetch(context.Background(), client, ref)
+		data, err := Fetch(context.Background(), kubetest.Wrap(client), ref)
 		if tc.wantErr {
 			checkErr(t, err, []string{`secret "vault/expand" for volume expansion not read`, "ContextualLogging"})
 			if len(client.Actions()) != 0 {

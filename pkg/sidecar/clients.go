@@ -24,23 +24,26 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/eventsink"
 	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 // clients are the API clients of the sidecar. Events and leader election
 // have their own, with their own rate limits, so that a burst of resizes
-// neither delays its events nor starves the lease renewal.
+// neither delays its events nor starves the lease renewal. election is
+// client-go's leader election's view of the leader client (same rate
+// limiter): the node Lease renews through leader.
 type clients struct {
-	work, events, leader kubernetes.Interface
+	work, events, leader kube.Interface
+	election             electionClient
 }
 
 // restConfig builds the client configuration from the flags.
@@ -69,22 +72,31 @@ func restConfig(o *options.Options) (*rest.Config, error) {
 func newClients(config *rest.Config) (*clients, error) {
 	events := rest.CopyConfig(config)
 	events.QPS, events.Burst = 2*config.QPS, 2*config.Burst
+	leader := rest.CopyConfig(config)
+	if leader.QPS > 0 && leader.Burst > 0 {
+		leader.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(leader.QPS, leader.Burst)
+	}
 	var c clients
 	for _, x := range []struct {
-		out    *kubernetes.Interface
+		out    *kube.Interface
 		config *rest.Config
 		name   string
 	}{
 		{&c.work, config, "work"},
 		{&c.events, events, "events"},
-		{&c.leader, rest.CopyConfig(config), "leader-election"},
+		{&c.leader, leader, "leader-election"},
 	} {
-		cs, err := kubernetes.NewForConfig(x.config)
+		cs, err := kube.NewForConfig(x.config)
 		if err != nil {
 			return nil, fmt.Errorf("create %s client: %w", x.name, err)
 		}
 		*x.out = cs
 	}
+	election, err := newElectionClient(leader)
+	if err != nil {
+		return nil, fmt.Errorf("create leader-election client: %w", err)
+	}
+	c.election = election
 	return &c, nil
 }
 
@@ -92,17 +104,17 @@ func newClients(config *rest.Config) (*clients, error) {
 // client, with the upstream event source; an event whose name another
 // writer took in the same instant is written under a name of its own
 // (eventsink.Distinct).
-func newRecorder(client kubernetes.Interface, driver string) (record.EventRecorder, func()) {
+func newRecorder(client kube.Interface, driver string) (record.EventRecorder, func()) {
 	b := record.NewBroadcaster()
 	b.StartRecordingToSink(eventsink.Distinct(client.CoreV1()))
-	r := b.NewRecorder(scheme.Scheme, v1.EventSource{Component: eventtext.Source(driver)})
+	r := b.NewRecorder(kube.Scheme, v1.EventSource{Component: eventtext.Source(driver)})
 	return r, b.Shutdown
 }
 
 // userOf asks the API server who client is (SelfSubjectReview, which every
 // authenticated user may create), for the log of a refused write; "" when
 // it cannot say.
-func userOf(ctx context.Context, client kubernetes.Interface) string {
+func userOf(ctx context.Context, client kube.Interface) string {
 	review, err := client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
 		klog.FromContext(ctx).V(2).Info("Cannot tell the resizer's user", "err", err)

@@ -26,10 +26,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -114,7 +115,7 @@ func TestRestConfig(t *testing.T) {
 
 // burst counts the requests a client's rate limiter lets through at once.
 // The QPS of the tests is so low that no token comes back meanwhile.
-func burst(t *testing.T, client kubernetes.Interface) int {
+func burst(t *testing.T, client kube.Interface) int {
 	t.Helper()
 	limiter := client.CoreV1().RESTClient().GetRateLimiter()
 	if limiter == nil {
@@ -138,7 +139,7 @@ func TestNewClients(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		client    kubernetes.Interface
+		client    kube.Interface
 		wantQPS   float32
 		wantBurst int
 	}{
@@ -156,6 +157,10 @@ func TestNewClients(t *testing.T) {
 			}
 		})
 	}
+	if cs.election.CoreV1().RESTClient().GetRateLimiter() != cs.leader.CoreV1().RESTClient().GetRateLimiter() ||
+		cs.election.CoordinationV1().RESTClient().GetRateLimiter() != cs.leader.CoreV1().RESTClient().GetRateLimiter() {
+		t.Error("the leader election clients do not share the leader client's rate limiter")
+	}
 	if config.QPS != 0.001 || config.Burst != 3 {
 		t.Errorf("newClients changed its configuration to QPS %v, burst %d", config.QPS, config.Burst)
 	}
@@ -170,7 +175,7 @@ func TestNewClientsBadConfig(t *testing.T) {
 
 func TestRecorder(t *testing.T) {
 	client := fake.NewClientset()
-	recorder, stop := newRecorder(client, testDriver)
+	recorder, stop := newRecorder(kubetest.Wrap(client), testDriver)
 	defer stop()
 	pvc := claim("data", "2Gi", "1Gi")
 	recorder.Event(pvc, v1.EventTypeNormal, "Resizing", "External resizer is resizing volume pv-data")

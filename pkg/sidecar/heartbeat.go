@@ -18,15 +18,17 @@ package sidecar
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/component-helpers/apimachinery/lease"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -43,45 +45,142 @@ const (
 	nodeLeaseRenew = nodeLeaseDuration / 4
 )
 
+// nodeLeaseAttempts is how many times a renewal is tried before it waits
+// for the next one; nodeLeaseBackoff is the first pause between two
+// attempts, doubled each time up to a renewal interval.
+const (
+	nodeLeaseAttempts = 5
+	nodeLeaseBackoff  = 100 * time.Millisecond
+	// nodeLeaseCleanup bounds the deletion of the Lease at the start and at
+	// the stop.
+	nodeLeaseCleanup = 10 * time.Second
+)
+
 // heartbeat renews the node Lease of driver's instance on node until ctx
 // ends, then deletes it, so that a resizer that stops says so at once
 // rather than after the Lease's duration. A Lease left by an instance that
 // died is replaced at the start. The Lease carries options.NodeLeaseLabel,
 // by which explain and list find the driver's instances.
-func heartbeat(ctx context.Context, o *options.Options, client kubernetes.Interface, driver, node string) (stop func(), err error) {
+func heartbeat(ctx context.Context, o *options.Options, client kube.Interface, driver, node string) (stop func(), err error) {
 	id, err := identity()
 	if err != nil {
 		return nil, err
 	}
 	name, namespace := options.NodeLeaseName(driver, node), leaseNamespace(o)
-	logger := klog.FromContext(ctx).WithValues("lease", klog.KRef(namespace, name))
-	hold := func(l *coordinationv1.Lease) error {
-		holder := id
-		l.Spec.HolderIdentity = &holder
-		if l.Labels == nil {
-			l.Labels = map[string]string{}
-		}
-		maps.Copy(l.Labels, o.LeaderElectionLabels) // l is the controller's copy
-		l.Labels[options.NodeLeaseLabel] = options.NodeLeaseValue(driver)
-		return nil
+	l := &nodeLease{
+		leases: client.CoordinationV1().Leases(namespace),
+		name:   name, namespace: namespace, holder: id, labels: o.LeaderElectionLabels, driver: driver,
+		logger: klog.FromContext(ctx).WithValues("lease", klog.KRef(namespace, name)),
 	}
-	failing := func() {
-		logger.Info("The node Lease could not be renewed: kubectl csi-resizer explain will say no resizer runs on this node")
-	}
-	c := lease.NewController(clock.RealClock{}, client, id, int32(nodeLeaseDuration/time.Second), failing, nodeLeaseRenew, name, namespace, hold)
+	l.remove()
+	renewing, stopRenewing := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
-	if err := c.Start(done); err != nil {
-		return nil, err
-	}
-	logger.Info("Renewing the node Lease", "identity", id, "every", nodeLeaseRenew)
+	go func() {
+		defer close(done)
+		wait.JitterUntilWithContext(renewing, l.renew, nodeLeaseRenew, 0.04, true)
+	}()
+	l.logger.Info("Renewing the node Lease", "identity", id, "every", nodeLeaseRenew)
 	return func() {
-		close(done)
-		c.Stop()
+		stopRenewing()
+		<-done
+		l.remove()
 	}, nil
 }
 
+// nodeLease is the node Lease of one instance, renewed by one goroutine.
+type nodeLease struct {
+	leases                  kube.LeaseInterface
+	name, namespace, holder string
+	labels                  map[string]string // --leader-election-labels
+	driver                  string
+	logger                  klog.Logger
+	// last is the Lease as this instance last wrote it, nil when it must
+	// be read again. An instance is the Lease's only writer, so an update
+	// of last usually succeeds without a read.
+	last *coordinationv1.Lease
+}
+
+// renew writes the Lease with a new renew time, creating it when it is
+// gone; it tries nodeLeaseAttempts times, and says when that fails twice
+// in a row: explain will then report no resizer on the node.
+func (l *nodeLease) renew(ctx context.Context) {
+	pause := nodeLeaseBackoff
+	for attempt := 1; attempt <= nodeLeaseAttempts; attempt++ {
+		err := l.write(ctx)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		l.last = nil
+		l.logger.Error(err, "Renew the node Lease", "attempt", attempt)
+		if attempt == 2 {
+			l.logger.Info("The node Lease could not be renewed: kubectl csi-resizer explain will say no resizer runs on this node")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, nodeLeaseRenew)
+	}
+}
+
+// write updates the Lease from last, or from the API server's copy, or
+// creates it.
+func (l *nodeLease) write(ctx context.Context) error {
+	base := l.last
+	if base == nil {
+		current, err := l.leases.Get(ctx, l.name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			created, err := l.leases.Create(ctx, l.held(&coordinationv1.Lease{
+				ObjectMeta: metav1.ObjectMeta{Name: l.name, Namespace: l.namespace}}), metav1.CreateOptions{})
+			if err != nil {
+				return fmt.Errorf("create: %w", err)
+			}
+			l.last = created
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		base = current
+	}
+	updated, err := l.leases.Update(ctx, l.held(base.DeepCopy()), metav1.UpdateOptions{})
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	l.last = updated
+	return nil
+}
+
+// held sets in lease (a copy) this instance as the holder, renewed now, and
+// the labels by which explain and list find it.
+func (l *nodeLease) held(lease *coordinationv1.Lease) *coordinationv1.Lease {
+	holder, duration := l.holder, int32(nodeLeaseDuration/time.Second)
+	lease.Spec.HolderIdentity = &holder
+	lease.Spec.LeaseDurationSeconds = &duration
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+	if lease.Labels == nil {
+		lease.Labels = map[string]string{}
+	}
+	maps.Copy(lease.Labels, l.labels)
+	lease.Labels[options.NodeLeaseLabel] = options.NodeLeaseValue(l.driver)
+	return lease
+}
+
+// remove deletes the Lease: a stale one at the start, this instance's at
+// the stop. A failure is only logged: at the start the renewal takes the
+// Lease over anyway, at the stop it expires.
+func (l *nodeLease) remove() {
+	ctx, cancel := context.WithTimeout(context.Background(), nodeLeaseCleanup)
+	defer cancel()
+	if err := l.leases.Delete(ctx, l.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		l.logger.Error(err, "Delete the node Lease")
+	}
+	l.last = nil
+}
+
 // runBeating runs run while the node Lease is renewed.
-func runBeating(ctx context.Context, o *options.Options, client kubernetes.Interface, driver, node string, run func(context.Context) error) error {
+func runBeating(ctx context.Context, o *options.Options, client kube.Interface, driver, node string, run func(context.Context) error) error {
 	stop, err := heartbeat(ctx, o, client, driver, node)
 	if err != nil {
 		return err

@@ -39,6 +39,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/csi-resizer/csi-resizer/internal/freeport"
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
@@ -111,7 +112,8 @@ func freeAddr(t *testing.T) string {
 // fakeClients returns the three API clients of the sidecar, all backed by
 // one fake API server, as in a cluster.
 func fakeClients(client *fake.Clientset) *clients {
-	return &clients{work: client, events: client, leader: client}
+	api := kubetest.Wrap(client)
+	return &clients{work: api, events: api, leader: api, election: client}
 }
 
 // sidecar is one run of the sidecar in a goroutine.

@@ -24,12 +24,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	coreinformers "k8s.io/client-go/informers/core/v1"
-	storageinformers "k8s.io/client-go/informers/storage/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
@@ -54,17 +52,17 @@ type informers struct {
 // With --node-deployment, node is the instance's Node as read at start,
 // which is watched alone and read by a nodeaffinity.Watcher that knows it
 // from the start; nil otherwise.
-func newInformers(client kubernetes.Interface, resync time.Duration, pods, attributeClasses bool, node *v1.Node) (*informers, error) {
+func newInformers(client kube.Interface, resync time.Duration, pods, attributeClasses bool, node *v1.Node) (*informers, error) {
 	inf := &informers{
-		claims:  coreinformers.NewPersistentVolumeClaimInformer(client, metav1.NamespaceAll, resync, cache.Indexers{}),
-		volumes: coreinformers.NewPersistentVolumeInformer(client, resync, cache.Indexers{}),
-		classes: storageinformers.NewStorageClassInformer(client, resync, cache.Indexers{}),
+		claims:  kube.NewPersistentVolumeClaimInformer(client, metav1.NamespaceAll, resync, cache.Indexers{}),
+		volumes: kube.NewPersistentVolumeInformer(client, resync, cache.Indexers{}),
+		classes: kube.NewStorageClassInformer(client, resync, cache.Indexers{}),
 	}
 	if err := inf.classes.SetTransform(withoutManagedFields); err != nil {
 		return nil, err
 	}
 	if attributeClasses {
-		inf.attributeClasses = storageinformers.NewVolumeAttributesClassInformer(client, resync, cache.Indexers{})
+		inf.attributeClasses = kube.NewVolumeAttributesClassInformer(client, resync, cache.Indexers{})
 		if err := inf.attributeClasses.SetTransform(withoutManagedFields); err != nil {
 			return nil, err
 		}
@@ -97,14 +95,14 @@ func newInformers(client kubernetes.Interface, resync time.Duration, pods, attri
 // only those of the instance's node (field selector spec.nodeName): a pod
 // can mount a volume pinned to the node only there, and one not scheduled
 // yet mounts nothing (inuse.MayMount).
-func podInformer(client kubernetes.Interface, nodeName string) cache.SharedIndexInformer {
+func podInformer(client kube.Interface, nodeName string) cache.SharedIndexInformer {
 	if nodeName == "" {
-		return coreinformers.NewPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{})
+		return kube.NewFilteredPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{}, nil)
 	}
 	onNode := func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", nodeName).String()
 	}
-	return coreinformers.NewFilteredPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{}, onNode)
+	return kube.NewFilteredPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{}, onNode)
 }
 
 // all lists the informers; those switched off are nil.

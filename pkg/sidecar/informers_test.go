@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -133,7 +134,7 @@ func TestInformers(t *testing.T) {
 			if tc.node != "" {
 				atStart = node
 			}
-			inf, err := newInformers(client, 0, tc.pods, tc.attributeClasses, atStart)
+			inf, err := newInformers(kubetest.Wrap(client), 0, tc.pods, tc.attributeClasses, atStart)
 			if err != nil {
 				t.Fatal(err)
 			}

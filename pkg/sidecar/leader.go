@@ -26,7 +26,6 @@ import (
 	"os"
 	"sync"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
@@ -47,7 +46,7 @@ var errLeaseLost = errors.New("lost the leader election lease")
 // stopped and drained too before errLeaseLost is returned: the elector
 // returns without waiting for its callback, which would otherwise still be
 // calling the driver while the caller closes the connection under it.
-func runLeading(ctx context.Context, o *options.Options, client kubernetes.Interface, driver string, mux *http.ServeMux, release bool, run func(context.Context) error) error {
+func runLeading(ctx context.Context, o *options.Options, client electionClient, driver string, mux *http.ServeMux, release bool, run func(context.Context) error) error {
 	lock, err := newLock(o, client, driver)
 	if err != nil {
 		return err
@@ -148,7 +147,7 @@ func (c *callback) wait() {
 	}
 }
 
-func newLock(o *options.Options, client kubernetes.Interface, driver string) (resourcelock.Interface, error) {
+func newLock(o *options.Options, client electionClient, driver string) (resourcelock.Interface, error) {
 	id, err := identity()
 	if err != nil {
 		return nil, err

@@ -20,9 +20,9 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/discovery"
 
 	"github.com/csi-resizer/csi-resizer/pkg/features"
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -38,7 +38,7 @@ const (
 // VolumeAttributesClasses; only then does the resizer watch them (and need
 // the RBAC to). A discovery failure other than "not served" is an error:
 // guessing could leave modification silently off.
-func modification(o *options.Options, d *driver, api discovery.DiscoveryInterface) (bool, string, error) {
+func modification(o *options.Options, d *driver, api kube.DiscoveryInterface) (bool, string, error) {
 	if !o.Features.Enabled(features.VolumeAttributesClass) {
 		return false, "the feature gate VolumeAttributesClass is off", nil
 	}
@@ -56,7 +56,7 @@ func modification(o *options.Options, d *driver, api discovery.DiscoveryInterfac
 }
 
 // serves reports whether the API server serves resource in groupVersion.
-func serves(api discovery.DiscoveryInterface, groupVersion, resource string) (bool, error) {
+func serves(api kube.DiscoveryInterface, groupVersion, resource string) (bool, error) {
 	list, err := api.ServerResourcesForGroupVersion(groupVersion)
 	if apierrors.IsNotFound(err) {
 		return false, nil

@@ -23,9 +23,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -34,7 +34,7 @@ import (
 // that may not read nodes, stops the start with an error that says so
 // instead of an informer that never syncs; and so that the PV cache knows
 // the node's labels from its first object (Controller.keepsWhole).
-func nodeOf(ctx context.Context, o *options.Options, client kubernetes.Interface) (*v1.Node, error) {
+func nodeOf(ctx context.Context, o *options.Options, client kube.Interface) (*v1.Node, error) {
 	if !o.NodeDeployment {
 		return nil, nil
 	}

@@ -34,6 +34,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
@@ -258,7 +259,7 @@ func TestPodInformerOfNode(t *testing.T) {
 			got = append(got, a.(clienttesting.ListAction).GetListRestrictions().Fields.String())
 			return false, nil, nil
 		})
-		inf := podInformer(client, node)
+		inf := podInformer(kubetest.Wrap(client), node)
 		stop := make(chan struct{})
 		go inf.Run(stop)
 		cache.WaitForCacheSync(stop, inf.HasSynced)

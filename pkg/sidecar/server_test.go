@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/controller"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
@@ -128,12 +129,12 @@ func TestDiagnosticsOff(t *testing.T) {
 
 func TestReady(t *testing.T) {
 	client := fake.NewClientset()
-	inf, err := newInformers(client, 0, false, false, nil)
+	inf, err := newInformers(kubetest.Wrap(client), 0, false, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctrl, err := controller.New(controller.Config{
-		Driver: testDriver, Client: client, Recorder: record.NewFakeRecorder(1),
+		Driver: testDriver, Client: kubetest.Wrap(client), Recorder: record.NewFakeRecorder(1),
 		Claims: inf.claims, Volumes: inf.volumes, Classes: inf.classes,
 		RetryStart: time.Second, RetryMax: time.Minute,
 	})

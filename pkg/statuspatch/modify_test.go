@@ -25,6 +25,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 )
 
 const modifyError = v1.PersistentVolumeClaimVolumeModifyVolumeError
@@ -187,7 +189,7 @@ func TestPatchModify(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fake.NewClientset(tc.old)
-			got, err := PatchClaim(context.Background(), client, tc.old, tc.updated)
+			got, err := PatchClaim(context.Background(), kubetest.Wrap(client), tc.old, tc.updated)
 			if err != nil {
 				t.Fatalf("PatchClaim: %v", err)
 			}
@@ -200,7 +202,7 @@ func TestPatchModify(t *testing.T) {
 func TestPatchVolumeClass(t *testing.T) {
 	for _, old := range []*v1.PersistentVolume{volume(), VolumeWithClass(volume(), "silver")} {
 		client := fake.NewClientset(old)
-		got, err := PatchVolume(context.Background(), client, old, VolumeWithClass(old, "gold"))
+		got, err := PatchVolume(context.Background(), kubetest.Wrap(client), old, VolumeWithClass(old, "gold"))
 		if err != nil {
 			t.Fatalf("PatchVolume: %v", err)
 		}

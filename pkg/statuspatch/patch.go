@@ -26,14 +26,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
+
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 )
 
 // PatchClaim writes what changed from old to updated to the claim's status
 // subresource. The patch carries old's resourceVersion, so a claim that
 // changed since the decision was made is a conflict, never overwritten. It
 // makes no call when nothing changed and then returns old.
-func PatchClaim(ctx context.Context, client kubernetes.Interface, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
+func PatchClaim(ctx context.Context, client kube.Interface, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
 	data, err := encode(claimPatch(old, updated), old.ResourceVersion)
 	if err != nil || data == nil {
 		return old, err
@@ -48,7 +49,7 @@ func PatchClaim(ctx context.Context, client kubernetes.Interface, old, updated *
 
 // PatchVolume writes what changed from old to updated to the PV, guarded by
 // old's resourceVersion like PatchClaim.
-func PatchVolume(ctx context.Context, client kubernetes.Interface, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
+func PatchVolume(ctx context.Context, client kube.Interface, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
 	data, err := encode(volumePatch(old, updated), old.ResourceVersion)
 	if err != nil || data == nil {
 		return old, err

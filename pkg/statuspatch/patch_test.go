@@ -32,6 +32,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 )
 
 // onlyPatch returns the single action recorded by client, which must be a
@@ -120,7 +122,7 @@ func TestPatchClaim(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fake.NewClientset(tc.old)
-			got, err := PatchClaim(context.Background(), client, tc.old, tc.updated)
+			got, err := PatchClaim(context.Background(), kubetest.Wrap(client), tc.old, tc.updated)
 			if err != nil {
 				t.Fatalf("PatchClaim: %v", err)
 			}
@@ -160,7 +162,7 @@ func TestPatchClaimFromPartialView(t *testing.T) {
 	stored := claim(withAnnotation(lastApplied, "{}"), withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, inProgress))
 	view := claim(withAllocated("2Gi"), withResizeStatus(inProgress))
 	client := fake.NewClientset(stored)
-	if _, err := PatchClaim(context.Background(), client, view, ResizeFinished(view, q("2Gi"), now)); err != nil {
+	if _, err := PatchClaim(context.Background(), kubetest.Wrap(client), view, ResizeFinished(view, q("2Gi"), now)); err != nil {
 		t.Fatalf("PatchClaim: %v", err)
 	}
 	obj, err := client.Tracker().Get(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), "ns", "data")
@@ -180,7 +182,7 @@ func TestPatchClaimFromPartialView(t *testing.T) {
 func TestPatchClaimNoChange(t *testing.T) {
 	old := ResizeIntent(claim(), q("2Gi"), then)
 	client := fake.NewClientset(old)
-	got, err := PatchClaim(context.Background(), client, old, ResizeIntent(old, q("2Gi"), now))
+	got, err := PatchClaim(context.Background(), kubetest.Wrap(client), old, ResizeIntent(old, q("2Gi"), now))
 	if err != nil {
 		t.Fatalf("PatchClaim: %v", err)
 	}
@@ -204,7 +206,7 @@ func TestPatchClaimConflict(t *testing.T) {
 	old := claim()
 	client := fake.NewClientset(old)
 	client.PrependReactor("patch", "persistentvolumeclaims", conflictOn("persistentvolumeclaims"))
-	got, err := PatchClaim(context.Background(), client, old, ResizeIntent(old, q("2Gi"), now))
+	got, err := PatchClaim(context.Background(), kubetest.Wrap(client), old, ResizeIntent(old, q("2Gi"), now))
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("PatchClaim error %v, want a conflict", err)
 	}
@@ -230,7 +232,7 @@ func TestPatchVolume(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fake.NewClientset(tc.old)
-			got, err := PatchVolume(context.Background(), client, tc.old, tc.updated)
+			got, err := PatchVolume(context.Background(), kubetest.Wrap(client), tc.old, tc.updated)
 			if err != nil {
 				t.Fatalf("PatchVolume: %v", err)
 			}
@@ -255,7 +257,7 @@ func TestPatchVolume(t *testing.T) {
 func TestPatchVolumeNoChange(t *testing.T) {
 	old := volume(withSize("3Gi"))
 	client := fake.NewClientset(old)
-	got, err := PatchVolume(context.Background(), client, old, VolumeWithCapacity(old, q("2Gi"), nil))
+	got, err := PatchVolume(context.Background(), kubetest.Wrap(client), old, VolumeWithCapacity(old, q("2Gi"), nil))
 	if err != nil {
 		t.Fatalf("PatchVolume: %v", err)
 	}
@@ -271,7 +273,7 @@ func TestPatchVolumeConflict(t *testing.T) {
 	old := volume()
 	client := fake.NewClientset(old)
 	client.PrependReactor("patch", "persistentvolumes", conflictOn("persistentvolumes"))
-	got, err := PatchVolume(context.Background(), client, old, VolumeWithCapacity(old, q("2Gi"), nil))
+	got, err := PatchVolume(context.Background(), kubetest.Wrap(client), old, VolumeWithCapacity(old, q("2Gi"), nil))
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("PatchVolume error %v, want a conflict", err)
 	}

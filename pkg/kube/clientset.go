@@ -1,0 +1,212 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kube
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/gentype"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
+)
+
+// discoveryTimeout bounds a discovery request, as client-go's discovery
+// client's default timeout does.
+const discoveryTimeout = 32 * time.Second
+
+// Clientset is Interface over the API server: one REST client per API
+// group, sharing one transport and one rate limiter, as client-go's
+// clientset does.
+type Clientset struct {
+	core, storage, coordination, authentication *rest.RESTClient
+}
+
+var _ Interface = &Clientset{}
+
+// NewForConfig makes a Clientset. Its requests share c's rate limiter or,
+// without one, a token bucket of c's QPS and burst; c's content type (the
+// resizer asks for protobuf) applies to every group, and the types that
+// client-go's clients prefer in protobuf get it even without.
+func NewForConfig(c *rest.Config) (*Clientset, error) {
+	config := *c
+	if config.UserAgent == "" {
+		config.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	if config.RateLimiter == nil && config.QPS > 0 {
+		if config.Burst <= 0 {
+			return nil, fmt.Errorf("burst is required to be greater than 0 when RateLimiter is not set and QPS is set to greater than 0")
+		}
+		config.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(config.QPS, config.Burst)
+	}
+	httpClient, err := rest.HTTPClientFor(&config)
+	if err != nil {
+		return nil, err
+	}
+	var cs Clientset
+	for _, g := range []struct {
+		out     **rest.RESTClient
+		apiPath string
+		gv      schema.GroupVersion
+	}{
+		{&cs.core, "/api", corev1.SchemeGroupVersion},
+		{&cs.storage, "/apis", storagev1.SchemeGroupVersion},
+		{&cs.coordination, "/apis", coordinationv1.SchemeGroupVersion},
+		{&cs.authentication, "/apis", authenticationv1.SchemeGroupVersion},
+	} {
+		groupConfig := config
+		groupConfig.APIPath, groupConfig.GroupVersion = g.apiPath, &g.gv
+		groupConfig.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(Scheme, Codecs).WithoutConversion()
+		rc, err := rest.RESTClientForConfigAndClient(&groupConfig, httpClient)
+		if err != nil {
+			return nil, err
+		}
+		*g.out = rc
+	}
+	return &cs, nil
+}
+
+// CoreV1 is the core/v1 group.
+func (c *Clientset) CoreV1() CoreV1Interface { return core{c.core} }
+
+// StorageV1 is the storage.k8s.io/v1 group.
+func (c *Clientset) StorageV1() StorageV1Interface { return storage{c.storage} }
+
+// CoordinationV1 is the coordination.k8s.io/v1 group.
+func (c *Clientset) CoordinationV1() CoordinationV1Interface { return coordination{c.coordination} }
+
+// AuthenticationV1 is the authentication.k8s.io/v1 group.
+func (c *Clientset) AuthenticationV1() AuthenticationV1Interface {
+	return authentication{c.authentication}
+}
+
+// Discovery reads the API server's resource lists through the core
+// group's client (and rate limiter).
+func (c *Clientset) Discovery() DiscoveryInterface { return discovery{c.core} }
+
+type core struct{ rest *rest.RESTClient }
+
+func (g core) RESTClient() rest.Interface { return g.rest }
+
+func (g core) PersistentVolumeClaims(namespace string) PersistentVolumeClaimInterface {
+	return typed(g.rest, "persistentvolumeclaims", namespace,
+		func() *corev1.PersistentVolumeClaim { return &corev1.PersistentVolumeClaim{} },
+		func() *corev1.PersistentVolumeClaimList { return &corev1.PersistentVolumeClaimList{} })
+}
+
+func (g core) PersistentVolumes() PersistentVolumeInterface {
+	return typed(g.rest, "persistentvolumes", "",
+		func() *corev1.PersistentVolume { return &corev1.PersistentVolume{} },
+		func() *corev1.PersistentVolumeList { return &corev1.PersistentVolumeList{} })
+}
+
+func (g core) Pods(namespace string) PodInterface {
+	return typed(g.rest, "pods", namespace,
+		func() *corev1.Pod { return &corev1.Pod{} },
+		func() *corev1.PodList { return &corev1.PodList{} })
+}
+
+func (g core) Nodes() NodeInterface {
+	return typed(g.rest, "nodes", "",
+		func() *corev1.Node { return &corev1.Node{} },
+		func() *corev1.NodeList { return &corev1.NodeList{} })
+}
+
+func (g core) Secrets(namespace string) SecretInterface {
+	return typed(g.rest, "secrets", namespace,
+		func() *corev1.Secret { return &corev1.Secret{} },
+		func() *corev1.SecretList { return &corev1.SecretList{} })
+}
+
+func (g core) Events(namespace string) EventInterface {
+	return typed(g.rest, "events", namespace,
+		func() *corev1.Event { return &corev1.Event{} },
+		func() *corev1.EventList { return &corev1.EventList{} })
+}
+
+type storage struct{ rest *rest.RESTClient }
+
+func (g storage) StorageClasses() StorageClassInterface {
+	return typed(g.rest, "storageclasses", "",
+		func() *storagev1.StorageClass { return &storagev1.StorageClass{} },
+		func() *storagev1.StorageClassList { return &storagev1.StorageClassList{} })
+}
+
+func (g storage) VolumeAttributesClasses() VolumeAttributesClassInterface {
+	return typed(g.rest, "volumeattributesclasses", "",
+		func() *storagev1.VolumeAttributesClass { return &storagev1.VolumeAttributesClass{} },
+		func() *storagev1.VolumeAttributesClassList { return &storagev1.VolumeAttributesClassList{} })
+}
+
+type coordination struct{ rest *rest.RESTClient }
+
+func (g coordination) Leases(namespace string) LeaseInterface {
+	return typed(g.rest, "leases", namespace,
+		func() *coordinationv1.Lease { return &coordinationv1.Lease{} },
+		func() *coordinationv1.LeaseList { return &coordinationv1.LeaseList{} })
+}
+
+type authentication struct{ rest *rest.RESTClient }
+
+func (g authentication) SelfSubjectReviews() SelfSubjectReviewInterface {
+	return gentype.NewClient("selfsubjectreviews", g.rest, ParameterCodec, "",
+		func() *authenticationv1.SelfSubjectReview { return &authenticationv1.SelfSubjectReview{} },
+		gentype.PrefersProtobuf[*authenticationv1.SelfSubjectReview]())
+}
+
+// object is what gentype's clients handle.
+type object interface {
+	runtime.Object
+	metav1.Object
+}
+
+// typed is client-go's generic client of resource in namespace ("" for
+// cluster-scoped resources or all namespaces), with protobuf preferred as
+// every typed client of these groups does.
+func typed[T object, L runtime.Object](rc rest.Interface, resource, namespace string, newObject func() T, newList func() L) *gentype.ClientWithList[T, L] {
+	return gentype.NewClientWithList(resource, rc, ParameterCodec, namespace, newObject, newList, gentype.PrefersProtobuf[T]())
+}
+
+type discovery struct{ rest *rest.RESTClient }
+
+// ServerResourcesForGroupVersion reads /api/v1 or /apis/<group>/<version>,
+// in JSON as client-go's discovery client does.
+func (d discovery) ServerResourcesForGroupVersion(groupVersion string) (*metav1.APIResourceList, error) {
+	gv, err := schema.ParseGroupVersion(groupVersion)
+	if err != nil {
+		return nil, err
+	}
+	path := "/apis/" + groupVersion
+	if gv.Group == "" {
+		path = "/api/" + gv.Version
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), discoveryTimeout)
+	defer cancel()
+	list := &metav1.APIResourceList{GroupVersion: groupVersion}
+	if err := d.rest.Get().AbsPath(path).SetHeader("Accept", runtime.ContentTypeJSON).Do(ctx).Into(list); err != nil {
+		return nil, err
+	}
+	return list, nil
+}
