@@ -152,6 +152,11 @@ func (e *Elector) Describe() string {
 	return e.c.Namespace + "/" + e.c.Name
 }
 
+// Identity is this replica's holderIdentity.
+func (e *Elector) Identity() string {
+	return e.c.Identity
+}
+
 // IsLeader reports whether the last version of the Lease this replica saw
 // names it as the holder. It stays true after renewals failed until the
 // Lease is seen again, as client-go's does: Check then turns unhealthy.
