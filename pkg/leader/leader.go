@@ -266,8 +266,8 @@ func (e *Elector) renew(ctx context.Context) bool {
 // the deadline passes or another replica is seen holding it.
 func (e *Elector) renewBefore(ctx context.Context, deadline time.Time) error {
 	for {
-		// Bounds a call that hangs; the clock bounds the attempts.
-		callCtx, cancel := context.WithTimeout(ctx, e.c.RenewDeadline)
+		// A call that hangs ends at the deadline too.
+		callCtx, cancel := context.WithTimeout(ctx, deadline.Sub(e.clock.Now()))
 		ok := e.tryAcquireOrRenew(callCtx)
 		cancel()
 		e.reportLeader()

@@ -42,6 +42,9 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
 		if err == nil {
 			return true
 		}
+		if ctx.Err() != nil {
+			return false // stopping, or the call outlived the renew deadline
+		}
 		logger.V(2).Info("Could not renew the Lease as last seen, reading it again", "err", err)
 		e.c.Metrics.SlowPath()
 	}
