@@ -22,15 +22,9 @@ import (
 	"math"
 	"strings"
 	"time"
-)
 
-// leaderJitterFactor is client-go's leaderelection.JitterFactor, by which
-// the elector spreads its retries: the renew deadline must outlast one
-// jittered retry period. It is a copy, so that kubectl csi-resizer, which
-// reads the options but elects no leader, does not link client-go's
-// leader election and every API group with it; a test checks that the
-// two agree.
-const leaderJitterFactor = 1.2
+	"github.com/csi-resizer/csi-resizer/pkg/leader"
+)
 
 // validate checks the values that the flag types alone cannot. All problems
 // are reported at once, joined on one line.
@@ -88,7 +82,7 @@ func (o *Options) validate() error {
 	return errors.New(strings.Join(errs, "; "))
 }
 
-// validateLeaderElection applies the rules of client-go's NewLeaderElector
+// validateLeaderElection applies the rules of leader.New (client-go's)
 // at start-up, so that a bad combination fails with a flag error instead of
 // after the driver connection and informers are set up.
 func validateLeaderElection(lease, renew, retry time.Duration) []string {
@@ -99,9 +93,9 @@ func validateLeaderElection(lease, renew, retry time.Duration) []string {
 	if lease <= renew {
 		errs = append(errs, fmt.Sprintf("--leader-election-lease-duration (%v) must be greater than --leader-election-renew-deadline (%v)", lease, renew))
 	}
-	if minRenew := time.Duration(leaderJitterFactor * float64(retry)); renew <= minRenew {
+	if minRenew := time.Duration(leader.JitterFactor * float64(retry)); renew <= minRenew {
 		errs = append(errs, fmt.Sprintf("--leader-election-renew-deadline (%v) must be greater than %v times --leader-election-retry-period (%v), i.e. greater than %v",
-			renew, leaderJitterFactor, retry, minRenew))
+			renew, leader.JitterFactor, retry, minRenew))
 	}
 	return errs
 }

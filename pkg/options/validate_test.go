@@ -19,18 +19,10 @@ package options
 import (
 	"strings"
 	"testing"
-
-	"k8s.io/client-go/tools/leaderelection"
 )
 
 // TestLeaderJitterFactorIsClientGos checks the copy of client-go's jitter
 // factor against the original.
-func TestLeaderJitterFactorIsClientGos(t *testing.T) {
-	if leaderJitterFactor != leaderelection.JitterFactor {
-		t.Errorf("leaderJitterFactor = %v, client-go's leaderelection.JitterFactor = %v", leaderJitterFactor, leaderelection.JitterFactor)
-	}
-}
-
 func TestValidationErrors(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -38,12 +38,10 @@ import (
 
 // clients are the API clients of the sidecar. Events and leader election
 // have their own, with their own rate limits, so that a burst of resizes
-// neither delays its events nor starves the lease renewal. election is
-// client-go's leader election's view of the leader client (same rate
-// limiter): the node Lease renews through leader.
+// neither delays its events nor starves the lease renewal: the leader
+// election Lease and the node Lease renew through leader.
 type clients struct {
 	work, events, leader kube.Interface
-	election             electionClient
 }
 
 // restConfig builds the client configuration from the flags.
@@ -92,11 +90,6 @@ func newClients(config *rest.Config) (*clients, error) {
 		}
 		*x.out = cs
 	}
-	election, err := newElectionClient(leader)
-	if err != nil {
-		return nil, fmt.Errorf("create leader-election client: %w", err)
-	}
-	c.election = election
 	return &c, nil
 }
 

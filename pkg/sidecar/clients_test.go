@@ -157,10 +157,6 @@ func TestNewClients(t *testing.T) {
 			}
 		})
 	}
-	if cs.election.CoreV1().RESTClient().GetRateLimiter() != cs.leader.CoreV1().RESTClient().GetRateLimiter() ||
-		cs.election.CoordinationV1().RESTClient().GetRateLimiter() != cs.leader.CoreV1().RESTClient().GetRateLimiter() {
-		t.Error("the leader election clients do not share the leader client's rate limiter")
-	}
 	if config.QPS != 0.001 || config.Burst != 3 {
 		t.Errorf("newClients changed its configuration to QPS %v, burst %d", config.QPS, config.Burst)
 	}

@@ -113,7 +113,7 @@ func freeAddr(t *testing.T) string {
 // one fake API server, as in a cluster.
 func fakeClients(client *fake.Clientset) *clients {
 	api := kubetest.Wrap(client)
-	return &clients{work: api, events: api, leader: api, election: client}
+	return &clients{work: api, events: api, leader: api}
 }
 
 // sidecar is one run of the sidecar in a goroutine.

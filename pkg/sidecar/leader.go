@@ -26,10 +26,11 @@ import (
 	"os"
 	"sync"
 
-	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	k8smetrics "k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-resizer/csi-resizer/pkg/leader"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -40,65 +41,29 @@ const healthPath = "/healthz/leader-election"
 // told to: another replica may be working already.
 var errLeaseLost = errors.New("lost the leader election lease")
 
-// runLeading runs run while holding the Lease. On ctx's end it first lets
-// run drain, then releases the Lease (when release is set), so the next
-// leader never overlaps this one's work. When the Lease is lost, run is
-// stopped and drained too before errLeaseLost is returned: the elector
-// returns without waiting for its callback, which would otherwise still be
-// calling the driver while the caller closes the connection under it.
-func runLeading(ctx context.Context, o *options.Options, client electionClient, driver string, mux *http.ServeMux, release bool, run func(context.Context) error) error {
-	lock, err := newLock(o, client, driver)
+// runLeading runs run while holding the Lease, which leases reads and
+// writes. On ctx's end it first lets run drain, then releases the Lease
+// (when release is set), so the next leader never overlaps this one's work.
+// When the Lease is lost, run is stopped and drained too before
+// errLeaseLost is returned: leader.Elector.Run returns only after run did,
+// so the caller never closes the driver's connection under a call.
+func runLeading(ctx context.Context, o *options.Options, leases leader.Leases, driver string, mux *http.ServeMux, release bool, run func(context.Context) error) error {
+	elector, err := newElector(ctx, o, leases, driver, release)
 	if err != nil {
 		return err
 	}
-	leCtx, stopElection := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopElection()
-	var runErr error // written before leading.done is closed
-	leading := &callback{done: make(chan struct{})}
-	health := leaderelection.NewLeaderHealthzAdaptor(o.RenewDeadline)
-	serveHealth(mux, health)
-	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            lock,
-		Name:            lock.Identity(),
-		LeaseDuration:   o.LeaseDuration,
-		RenewDeadline:   o.RenewDeadline,
-		RetryPeriod:     o.RetryPeriod,
-		ReleaseOnCancel: release,
-		WatchDog:        health,
-		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(leadingCtx context.Context) {
-				if !leading.start() {
-					return
-				}
-				defer close(leading.done)
-				klog.FromContext(ctx).Info("Became the leader", "lease", lock.Describe(), "identity", lock.Identity())
-				work, stop := context.WithCancel(leadingCtx)
-				defer stop()
-				defer context.AfterFunc(ctx, stop)()
-				runErr = run(work)
-				stopElection()
-			},
-			OnStoppedLeading: func() {},
-			OnNewLeader: func(id string) {
-				klog.FromContext(ctx).V(2).Info("Leader", "identity", id, "lease", lock.Describe())
-			},
-		},
+	serveHealth(mux, elector)
+	var runErr error
+	_ = elector.Run(ctx, func(leading context.Context) {
+		klog.FromContext(ctx).Info("Became the leader", "lease", elector.Describe(), "identity", elector.Identity())
+		runErr = run(leading)
 	})
-	if err != nil {
-		return fmt.Errorf("leader election: %w", err)
-	}
-	stopIfIdle := context.AfterFunc(ctx, func() {
-		if !elector.IsLeader() {
-			stopElection()
-		}
-	})
-	defer stopIfIdle()
-	elector.Run(leCtx)
-	leading.wait()
 	if runErr != nil {
 		return runErr
 	}
 	if ctx.Err() == nil {
+		// The Lease was lost, or run returned on its own: either way another
+		// replica must take over.
 		return errLeaseLost
 	}
 	return nil
@@ -106,12 +71,12 @@ func runLeading(ctx context.Context, o *options.Options, client electionClient, 
 
 // serveHealth serves the leader election health check on mux, when there
 // is a diagnostics server.
-func serveHealth(mux *http.ServeMux, health *leaderelection.HealthzAdaptor) {
+func serveHealth(mux *http.ServeMux, elector *leader.Elector) {
 	if mux == nil {
 		return
 	}
 	mux.Handle(healthPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := health.Check(r); err != nil {
+		if err := elector.Check(); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -119,46 +84,66 @@ func serveHealth(mux *http.ServeMux, health *leaderelection.HealthzAdaptor) {
 	}))
 }
 
-// callback follows the elector's OnStartedLeading goroutine, which
-// elector.Run starts but does not wait for when the Lease is lost.
-type callback struct {
-	mu      sync.Mutex
-	started bool // guarded by mu
-	over    bool // guarded by mu: elector.Run returned
-	done    chan struct{}
-}
-
-// start reports whether the callback may run; not once the elector is over.
-func (c *callback) start() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.started = !c.over
-	return c.started
-}
-
-// wait marks the elector over and waits for a callback that started.
-func (c *callback) wait() {
-	c.mu.Lock()
-	c.over = true
-	started := c.started
-	c.mu.Unlock()
-	if started {
-		<-c.done
-	}
-}
-
-func newLock(o *options.Options, client electionClient, driver string) (resourcelock.Interface, error) {
+// newElector returns the elector on the Lease of driver in leases, with the
+// timings and labels of o and this replica's identity.
+func newElector(ctx context.Context, o *options.Options, leases leader.Leases, driver string, release bool) (*leader.Elector, error) {
 	id, err := identity()
 	if err != nil {
 		return nil, err
 	}
-	lock, err := resourcelock.NewWithLabels(resourcelock.LeasesResourceLock, leaseNamespace(o), options.LeaseName(driver),
-		client.CoreV1(), client.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id}, o.LeaderElectionLabels)
+	namespace, name := leaseNamespace(o), options.LeaseName(driver)
+	elector, err := leader.New(leader.Config{
+		Leases: leases, Namespace: namespace, Name: name, Identity: id, Labels: o.LeaderElectionLabels,
+		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod,
+		ReleaseOnCancel: release,
+		OnNewLeader: func(holder string) {
+			klog.FromContext(ctx).V(2).Info("Leader", "identity", holder, "lease", namespace+"/"+name)
+		},
+		Metrics: newLeaderMetrics(id),
+	})
 	if err != nil {
-		return nil, fmt.Errorf("leader election lock: %w", err)
+		return nil, fmt.Errorf("leader election: %w", err)
 	}
-	return lock, nil
+	return elector, nil
 }
+
+// The leader election metrics of client-go, under the same names and
+// labels, which the chart's alerts and dashboard read. They are registered
+// once an elector exists, as client-go's are, so a resizer without leader
+// election serves none.
+var (
+	leaderStatus = k8smetrics.NewGaugeVec(&k8smetrics.GaugeOpts{
+		Name:           "leader_election_master_status",
+		Help:           "Whether this replica holds the leader election Lease (1) or stands by (0), by identity.",
+		StabilityLevel: k8smetrics.ALPHA,
+	}, []string{"name"})
+	leaderSlowPath = k8smetrics.NewCounterVec(&k8smetrics.CounterOpts{
+		Name:           "leader_election_slowpath_total",
+		Help:           "Renewals of the leader election Lease that had to read it again first, by identity.",
+		StabilityLevel: k8smetrics.ALPHA,
+	}, []string{"name"})
+	registerLeaderMetrics sync.Once
+)
+
+// leaderMetrics reports one elector's leadership under its identity.
+type leaderMetrics struct{ id string }
+
+func newLeaderMetrics(id string) leaderMetrics {
+	registerLeaderMetrics.Do(func() {
+		legacyregistry.MustRegister(leaderStatus, leaderSlowPath)
+	})
+	return leaderMetrics{id: id}
+}
+
+func (m leaderMetrics) Leading(leading bool) {
+	v := 0.0
+	if leading {
+		v = 1
+	}
+	leaderStatus.WithLabelValues(m.id).Set(v)
+}
+
+func (m leaderMetrics) SlowPath() { leaderSlowPath.WithLabelValues(m.id).Inc() }
 
 // identity is this replica's options.Identity: the host name (the pod name
 // in a cluster) and a random part.

@@ -26,9 +26,12 @@ import (
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/metrics/legacyregistry"
-	_ "k8s.io/component-base/metrics/prometheus/clientgo/fifo" // informer queue metrics
-	_ "k8s.io/component-base/metrics/prometheus/restclient"    // rest client metrics
-	_ "k8s.io/component-base/metrics/prometheus/workqueue"     // work queue metrics
+	// client-go's rest client, cache and work queue metrics; leader.go has
+	// the leader election ones (not clientgo/leaderelection, which would
+	// link client-go's elector and the typed clientset).
+	_ "k8s.io/component-base/metrics/prometheus/clientgo/fifo"
+	_ "k8s.io/component-base/metrics/prometheus/restclient"
+	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/controller"
@@ -102,7 +105,7 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 	switch {
 	case o.LeaderElection:
 		release := o.Features.Enabled(features.ReleaseLeaderElectionOnExit)
-		err = runLeading(ctx, o, cs.election, d.name, s.mux, release, work)
+		err = runLeading(ctx, o, cs.leader.CoordinationV1().Leases(leaseNamespace(o)), d.name, s.mux, release, work)
 	case ctrl.node != "":
 		err = runBeating(ctx, o, cs.leader, d.name, ctrl.node, work)
 	default:
