@@ -164,6 +164,9 @@ func run(ctx context.Context, cfg *config) (err error) {
 		res.Command = "make bench"
 	}
 	cfg.nproc = res.Machine.NProc
+	if res.Binaries, err = measureBinaries(cfg.tools.Resizer); err != nil {
+		return err
+	}
 	start := time.Now()
 	if cfg.modes["throughput"] {
 		for _, s := range cfg.settings {

@@ -35,6 +35,8 @@ type results struct {
 	Memory     *memoryResult
 	Scrape     *scrapeResult
 	Nodes      *nodesResult
+	// Binaries are the sizes of the resizer and the plugin measured.
+	Binaries []binary
 }
 
 // ms formats a duration in milliseconds, or seconds above ten seconds.

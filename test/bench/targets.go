@@ -31,8 +31,14 @@ const (
 	targetRateShare  = 0.95
 	targetFastWall   = 13.0 // seconds for 500 resizes at QPS 100
 	targetCPU        = 2.0  // seconds for 500 resizes
+	targetEmptyMiB   = 25
 	targetPairsMiB   = 60
 	targetPodsMiB    = 70
+	// targetNodeMiB is the p50 RSS of a --node-deployment instance, and
+	// targetNodesTimes the most all instances may take together, in
+	// times the one central resizer's RSS.
+	targetNodeMiB    = 40
+	targetNodesTimes = 15
 	targetLatencyMs  = 50
 	targetN          = 500
 	targetMemoryObjs = 10000
@@ -130,6 +136,8 @@ func (r *results) targets() []target {
 		if m.Pairs != targetMemoryObjs {
 			note = fmt.Sprintf(" (run with %d, not %d)", m.Pairs, targetMemoryObjs)
 		}
+		empty := m.Phases[0]
+		add(empty.RSS <= targetEmptyMiB<<20, mib(empty.RSS), "RSS ≤ %d MiB on %s", targetEmptyMiB, empty.Label)
 		for _, ph := range m.Phases[1:] {
 			// Only an offline-only driver's resizer caches the pods:
 			// with any other, pods weigh nothing and the pairs' limit
@@ -142,6 +150,8 @@ func (r *results) targets() []target {
 		}
 		out = append(out, podWatchTarget(m.Phases))
 	}
+	out = append(out, nodesTargets(r.Nodes)...)
+	out = append(out, binaryTargets(r.Binaries)...)
 	for _, l := range r.Latency {
 		add(l.Latency.P50 <= targetLatencyMs*time.Millisecond, ms(l.Latency.P50),
 			"One resize on an idle cluster, p50 ≤ %d ms, at %s", targetLatencyMs, l.Setting.Name)
@@ -191,4 +201,39 @@ func podWatchTarget(phases []memoryPhase) target {
 		seen = append(seen, fmt.Sprintf("%s: %s", ph.Label, map[bool]string{true: "watched", false: "not watched"}[ph.PodsWatched]))
 	}
 	return target{Goal: "Pods watched only with an offline-only driver (audit log, memory run)", Measured: strings.Join(seen, "; "), Met: met}
+}
+
+// binaryLimitMiB is the most each shipped binary may weigh.
+var binaryLimitMiB = map[string]int64{"csi-resizer": 35, plugin: 25}
+
+// binaryTargets check the size of each binary measured.
+func binaryTargets(bins []binary) []target {
+	var out []target
+	for _, b := range bins {
+		limit, ok := binaryLimitMiB[b.Name]
+		if !ok {
+			continue
+		}
+		out = append(out, target{Goal: fmt.Sprintf("Binary `%s` ≤ %d MiB", b.Name, limit),
+			Measured: fmt.Sprintf("%s (%d bytes)", mib(b.Bytes), b.Bytes), Met: b.Bytes <= limit<<20})
+	}
+	return out
+}
+
+// nodesTargets check the node-deployment comparison: each instance's RSS
+// at p50, and all instances' against the central resizer's.
+func nodesTargets(n *nodesResult) []target {
+	if n == nil || len(n.PerNode.RSS) == 0 || len(n.Central.RSS) == 0 {
+		return nil
+	}
+	rss := slices.Clone(n.PerNode.RSS)
+	slices.Sort(rss)
+	p50, total, central := medianOf(rss), sum(rss), sum(n.Central.RSS)
+	times := float64(total) / float64(central)
+	return []target{
+		{Goal: fmt.Sprintf("RSS of a `--node-deployment` instance ≤ %d MiB at p50 (%d instances)", targetNodeMiB, len(rss)),
+			Measured: mib(p50), Met: p50 <= targetNodeMiB<<20},
+		{Goal: fmt.Sprintf("RSS of all %d instances ≤ %d × the central resizer's", len(rss), targetNodesTimes),
+			Measured: fmt.Sprintf("%.1f × (%s ÷ %s)", times, mib(total), mib(central)), Met: times <= targetNodesTimes},
+	}
 }
