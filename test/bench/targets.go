@@ -27,13 +27,13 @@ import (
 // and 10,000 objects; runs with another N scale the per-run limits
 // linearly and say so.
 const (
-	targetWrites     = 3.0
-	targetRateShare  = 0.95
-	targetFastWall   = 13.0 // seconds for 500 resizes at QPS 100
-	targetCPU        = 2.0  // seconds for 500 resizes
-	targetEmptyMiB   = 25
-	targetPairsMiB   = 60
-	targetPodsMiB    = 70
+	targetWrites    = 3.0
+	targetRateShare = 0.95
+	targetFastWall  = 13.0 // seconds for 500 resizes at QPS 100
+	targetCPU       = 2.0  // seconds for 500 resizes
+	targetEmptyMiB  = 25
+	targetPairsMiB  = 60
+	targetPodsMiB   = 70
 	// targetNodeMiB is the p50 RSS of a --node-deployment instance, and
 	// targetNodesTimes the most all instances may take together, in
 	// times the one central resizer's RSS.
