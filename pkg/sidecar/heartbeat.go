@@ -51,16 +51,19 @@ const (
 const (
 	nodeLeaseAttempts = 5
 	nodeLeaseBackoff  = 100 * time.Millisecond
-	// nodeLeaseCleanup bounds the deletion of the Lease at the start and at
-	// the stop.
+	// nodeLeaseCleanup bounds the deletion of the Lease at the stop.
 	nodeLeaseCleanup = 10 * time.Second
 )
 
 // heartbeat renews the node Lease of driver's instance on node until ctx
 // ends, then deletes it, so that a resizer that stops says so at once
 // rather than after the Lease's duration. A Lease left by an instance that
-// died is replaced at the start. The Lease carries options.NodeLeaseLabel,
-// by which explain and list find the driver's instances.
+// died is taken over by the first renewal, which runs in the background:
+// the start never waits for the API server here (with hundreds of instances
+// starting at once, a loaded API server took minutes to answer a start-up
+// call, and the instance's caches waited for it). The Lease carries
+// options.NodeLeaseLabel, by which explain and list find the driver's
+// instances.
 func heartbeat(ctx context.Context, o *options.Options, client kube.Interface, driver, node string) (stop func(), err error) {
 	id, err := identity()
 	if err != nil {
@@ -72,7 +75,6 @@ func heartbeat(ctx context.Context, o *options.Options, client kube.Interface, d
 		name:   name, namespace: namespace, holder: id, labels: o.LeaderElectionLabels, driver: driver,
 		logger: klog.FromContext(ctx).WithValues("lease", klog.KRef(namespace, name)),
 	}
-	l.remove()
 	renewing, stopRenewing := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
@@ -153,23 +155,24 @@ func (l *nodeLease) write(ctx context.Context) error {
 }
 
 // held sets in lease (a copy) this instance as the holder, renewed now, and
-// the labels by which explain and list find it.
+// its labels only (--leader-election-labels and the one by which explain
+// and list find it): a Lease taken over from a dead instance keeps none of
+// that instance's labels.
 func (l *nodeLease) held(lease *coordinationv1.Lease) *coordinationv1.Lease {
 	holder, duration := l.holder, int32(nodeLeaseDuration/time.Second)
 	lease.Spec.HolderIdentity = &holder
 	lease.Spec.LeaseDurationSeconds = &duration
 	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+	lease.Labels = maps.Clone(l.labels)
 	if lease.Labels == nil {
 		lease.Labels = map[string]string{}
 	}
-	maps.Copy(lease.Labels, l.labels)
 	lease.Labels[options.NodeLeaseLabel] = options.NodeLeaseValue(l.driver)
 	return lease
 }
 
-// remove deletes the Lease: a stale one at the start, this instance's at
-// the stop. A failure is only logged: at the start the renewal takes the
-// Lease over anyway, at the stop it expires.
+// remove deletes this instance's Lease at the stop. A failure is only
+// logged: the Lease then expires.
 func (l *nodeLease) remove() {
 	ctx, cancel := context.WithTimeout(context.Background(), nodeLeaseCleanup)
 	defer cancel()

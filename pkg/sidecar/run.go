@@ -107,6 +107,9 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 		release := o.Features.Enabled(features.ReleaseLeaderElectionOnExit)
 		err = runLeading(ctx, o, cs.leader.CoordinationV1().Leases(leaseNamespace(o)), d.name, s.mux, release, work)
 	case ctrl.node != "":
+		// Every instance works on its node's claims from the start: it is
+		// ready only once its caches have synced, like a leader.
+		s.setLeading(true)
 		err = runBeating(ctx, o, cs.leader, d.name, ctrl.node, work)
 	default:
 		err = work(ctx)
