@@ -167,7 +167,8 @@ func (o *Options) Addr() string {
 // Parse has process-wide side effects, like upstream's start-up: it applies
 // the logging configuration (klog verbosity, format) and, with
 // --automaxprocs, sets GOMAXPROCS; with --automemlimit (the default), the
-// Go runtime's memory limit. The logging configuration can only be
+// Go runtime's memory limit; and, unless GOGC is set, the collector's
+// target (DefaultGCPercent). The logging configuration can only be
 // applied once per process (see logsapi.ResetForTest for tests).
 func Parse(args []string, out io.Writer) (*Options, error) {
 	gate := features.NewGate()
@@ -212,6 +213,7 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 	if o.Automemlimit {
 		applyMemLimit(os.DirFS("/"))
 	}
+	applyGCPercent()
 	if o.NodeDeployment {
 		o.NodeName = os.Getenv(NodeNameEnv)
 	}

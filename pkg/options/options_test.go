@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"os"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -483,6 +484,24 @@ func TestApplyMemLimit(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "200MiB")
 	if got := applyMemLimit(limited); got != 0 || debug.SetMemoryLimit(-1) != before {
 		t.Errorf("applyMemLimit with GOMEMLIMIT set = %d, runtime limit %d, want GOMEMLIMIT's (left alone)", got, debug.SetMemoryLimit(-1))
+	}
+}
+
+// TestApplyGCPercent: the collector's target is DefaultGCPercent, unless
+// GOGC is in the environment, which is then left to decide.
+func TestApplyGCPercent(t *testing.T) {
+	before := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(before) })
+	if v, ok := os.LookupEnv("GOGC"); ok {
+		t.Cleanup(func() { os.Setenv("GOGC", v) })
+		os.Unsetenv("GOGC")
+	}
+	if got := applyGCPercent(); got != 50 || debug.SetGCPercent(100) != 50 {
+		t.Errorf("applyGCPercent() without GOGC = %d, want the collector's target set to 50", got)
+	}
+	t.Setenv("GOGC", "200")
+	if got := applyGCPercent(); got != 0 || debug.SetGCPercent(100) != 100 {
+		t.Errorf("applyGCPercent() with GOGC set = %d, want the target left alone", got)
 	}
 }
 
