@@ -26,22 +26,22 @@ import (
 // gcPercentEnv is the Go runtime's own setting, which wins.
 const gcPercentEnv = "GOGC"
 
-// DefaultGCPercent is the collector's target unless GOGC says otherwise:
+// defaultGCPercent is the collector's target unless GOGC says otherwise:
 // between two collections the heap may grow by half of what was live,
 // instead of Go's default of doubling. The resizer's heap is mostly its
 // caches, which change little, so this costs little CPU: with 10,000
 // claims it took the resizer at rest from 74 to 59 MiB, and 500 resizes
 // at QPS 100 cost no measurably more CPU (docs/benchmarks.md).
-const DefaultGCPercent = 50
+const defaultGCPercent = 50
 
-// applyGCPercent sets the collector's target to DefaultGCPercent unless
+// applyGCPercent sets the collector's target to defaultGCPercent unless
 // GOGC is set. It returns the target set, 0 when GOGC decides.
 func applyGCPercent() int {
 	if v, ok := os.LookupEnv(gcPercentEnv); ok {
 		klog.InfoS("Go collector target from the environment", gcPercentEnv, v)
 		return 0
 	}
-	debug.SetGCPercent(DefaultGCPercent)
-	klog.V(2).InfoS("Set the Go collector target", gcPercentEnv, DefaultGCPercent)
-	return DefaultGCPercent
+	debug.SetGCPercent(defaultGCPercent)
+	klog.V(2).InfoS("Set the Go collector target", gcPercentEnv, defaultGCPercent)
+	return defaultGCPercent
 }

@@ -168,7 +168,7 @@ func (o *Options) Addr() string {
 // the logging configuration (klog verbosity, format) and, with
 // --automaxprocs, sets GOMAXPROCS; with --automemlimit (the default), the
 // Go runtime's memory limit; and, unless GOGC is set, the collector's
-// target (DefaultGCPercent). The logging configuration can only be
+// target (defaultGCPercent). The logging configuration can only be
 // applied once per process (see logsapi.ResetForTest for tests).
 func Parse(args []string, out io.Writer) (*Options, error) {
 	gate := features.NewGate()
