@@ -487,7 +487,7 @@ func TestApplyMemLimit(t *testing.T) {
 	}
 }
 
-// TestApplyGCPercent: the collector's target is DefaultGCPercent, unless
+// TestApplyGCPercent: the collector's target is defaultGCPercent, unless
 // GOGC is in the environment, which is then left to decide.
 func TestApplyGCPercent(t *testing.T) {
 	before := debug.SetGCPercent(100)
