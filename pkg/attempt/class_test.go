@@ -26,7 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-func TestRules(t *testing.T) {
+func TestClassRules(t *testing.T) {
 	rules := Rules{Infeasible: []codes.Code{codes.OutOfRange}}
 	tests := []struct {
 		err        error

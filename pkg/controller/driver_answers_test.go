@@ -215,8 +215,8 @@ func TestDriverStopsMidCall(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("sync did not return after the driver stopped")
 	}
-	if err == nil || resize.Rules.ClassOf(err) != attempt.Uncertain {
-		t.Fatalf("sync error = %v (class %s), want an uncertain error", err, resize.Rules.ClassOf(err))
+	if err == nil || resize.ResizeRules.ClassOf(err) != attempt.Uncertain {
+		t.Fatalf("sync error = %v (class %s), want an uncertain error", err, resize.ResizeRules.ClassOf(err))
 	}
 	equal(t, "claim", summary(e.claim("a")), stillResizing)
 	equal(t, "PV size", pvSize(e.volume("pv-a")), "1Gi")

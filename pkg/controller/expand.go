@@ -60,16 +60,16 @@ type expansion struct {
 func (c *Controller) resizeCalls() driverOperation[resource.Quantity, expansion] {
 	return driverOperation[resource.Quantity, expansion]{
 		track:        &c.memory.resize,
-		rules:        resize.Rules,
+		rules:        resize.ResizeRules,
 		same:         func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 },
 		failedReason: ReasonResizeFailed,
-		result:       resize.Result,
+		result:       resize.ResizeResult,
 		observe:      c.observe,
 	}
 }
 
 // resizeStep carries out a resize decision that acts (see plan.first).
-func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d resize.Decision) (time.Duration, error) {
+func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d resize.ResizeDecision) (time.Duration, error) {
 	what := expanding(pv, d.Target)
 	switch d.Action {
 	case resize.RecordVolumeSize:
@@ -196,9 +196,9 @@ func (x *expandCall) recordShort(ctx context.Context, pvc *v1.PersistentVolumeCl
 		"the driver has expanded the volume to "+r.size.String()); err != nil {
 		return "", err
 	}
-	f := resize.Failure{Class: attempt.Infeasible, Reason: resize.ReasonShort, Target: x.target, At: c.Clock.Now()}
+	f := resize.ResizeFailure{Class: attempt.Infeasible, Reason: resize.ReasonShort, Target: x.target, At: c.Clock.Now()}
 	c.memory.resize.failures.set(idOf(x.key, pvc), f)
-	return resize.Result(f), nil
+	return resize.ResizeResult(f), nil
 }
 
 // rememberHandBack remembers a size handed back to kubelet, and whether it
@@ -232,7 +232,7 @@ func (c *Controller) rememberRounding(id claimID, before *v1.PersistentVolume, t
 // failed records final failures, so that the user and a restarted
 // controller see them; an uncertain one writes nothing, as the same size
 // is retried.
-func (x *expandCall) failed(pvc *v1.PersistentVolumeClaim, f resize.Failure, cause error) (*v1.PersistentVolumeClaim, string) {
+func (x *expandCall) failed(pvc *v1.PersistentVolumeClaim, f resize.ResizeFailure, cause error) (*v1.PersistentVolumeClaim, string) {
 	warning := x.c.expandFailure(x.key, pvc, x.pv, f, cause)
 	if !f.Class.Final() {
 		return nil, warning

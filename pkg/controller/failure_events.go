@@ -67,7 +67,7 @@ func driverCause(err error) string {
 }
 
 // expandFailure is the event of an expansion that failed with cause, as f.
-func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f resize.Failure, cause error) string {
+func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f resize.ResizeFailure, cause error) string {
 	target := f.Target
 	t := target.String()
 	var next string
@@ -93,7 +93,7 @@ func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv
 
 // lowering says which lower request leads to another attempt after target
 // failed, as resize.State.LowerRange works it out for Decide.
-func lowering(s resize.State, target resource.Quantity) string {
+func lowering(s resize.ResizeState, target resource.Quantity) string {
 	above, below, ok := s.LowerRange(target)
 	switch {
 	case ok:
@@ -119,7 +119,7 @@ func (c *Controller) inUseMessage(key string, target resource.Quantity, pods []s
 
 // modifyFailure is the event of a modification that failed with cause, as
 // f.
-func modifyFailure(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f modify.Failure, cause error, retry string) string {
+func modifyFailure(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f modify.ModifyFailure, cause error, retry string) string {
 	target := f.Target
 	var next string
 	switch f.Class {

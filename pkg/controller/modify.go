@@ -44,10 +44,10 @@ const (
 func (c *Controller) modifyCalls() driverOperation[string, struct{}] {
 	return driverOperation[string, struct{}]{
 		track:        &c.memory.modify,
-		rules:        modify.Rules,
+		rules:        modify.ModifyRules,
 		same:         func(a, b string) bool { return a == b },
 		failedReason: ReasonModifyFailed,
-		result:       func(f modify.Failure) string { return f.Class.String() },
+		result:       func(f modify.ModifyFailure) string { return f.Class.String() },
 		observe:      c.observeModify,
 	}
 }
@@ -62,10 +62,10 @@ func (c *Controller) classDriver(name string) (string, bool) {
 }
 
 // modifyStep carries out a modify decision that acts (see plan.first).
-func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d modify.Decision) (time.Duration, error) {
+func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d modify.ModifyDecision) (time.Duration, error) {
 	what := modifying(pv, d.Target) + ": record the claim's state"
 	switch d.Action {
-	case modify.Modify:
+	case modify.ModifyCall:
 		return attemptCall(c, ctx, c.modifyCalls(), key, pvc, d, &modifyCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
 	case modify.Pend:
 		return 0, c.recordOnce(ctx, key, pvc, statuspatch.ModifyPending(pvc, d.Target), event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason}, ReasonModifyFailed, what)
@@ -141,7 +141,7 @@ func (x *modifyCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 
 // failed records every failure: an uncertain one keeps the target (the
 // call may still complete), the others say what the user can do.
-func (x *modifyCall) failed(pvc *v1.PersistentVolumeClaim, f modify.Failure, cause error) (*v1.PersistentVolumeClaim, string) {
+func (x *modifyCall) failed(pvc *v1.PersistentVolumeClaim, f modify.ModifyFailure, cause error) (*v1.PersistentVolumeClaim, string) {
 	recorded := statuspatch.ModifyFailed(pvc, statuspatch.ModifyFailure{Target: x.target, Infeasible: f.Class == attempt.Infeasible,
 		Uncertain: f.Class == attempt.Uncertain, Reason: f.Reason, Message: x.what() + ": " + driverCause(cause)}, x.c.now())
 	return recorded, modifyFailure(pvc, x.pv, f, cause, x.c.RetryMax.String())

@@ -39,8 +39,8 @@ const (
 // run at once: the driver gets one call per volume at a time, and the two
 // never race on the claim's status.
 type plan struct {
-	resize resize.Decision
-	modify modify.Decision
+	resize resize.ResizeDecision
+	modify modify.ModifyDecision
 	// resizeFailed is true when the last expansion attempt failed.
 	resizeFailed bool
 	// failedLast is the operation whose last driver call failed most
@@ -92,7 +92,7 @@ func mayStillRun[A interface {
 }
 
 // failedLast is the operation whose remembered failure is the more recent.
-func failedLast(resized *resize.Failure, modified *modify.Failure) operation {
+func failedLast(resized *resize.ResizeFailure, modified *modify.ModifyFailure) operation {
 	switch {
 	case resized == nil && modified == nil:
 		return noOperation

@@ -86,7 +86,7 @@ func TestModifySinceSurvivesRetries(t *testing.T) {
 }
 
 // checkSince checks a claim's entry against the state and time wanted.
-func checkSince(t *testing.T, got unfinished.Entry, state unfinished.State, since time.Time) {
+func checkSince(t *testing.T, got unfinished.Entry, state unfinished.Stage, since time.Time) {
 	t.Helper()
 	if got.State != state || !got.Since.Equal(since) {
 		t.Errorf("claim is %q since %v, want %q since %v", got.State, got.Since, state, since)
@@ -94,11 +94,11 @@ func checkSince(t *testing.T, got unfinished.Entry, state unfinished.State, sinc
 }
 
 func resizeEntry(pvc *v1.PersistentVolumeClaim) unfinished.Entry {
-	e, _ := unfinished.ResizeOf(slim.NewClaim(pvc), nil)
+	e, _ := unfinished.UnfinishedResize(slim.NewClaim(pvc), nil)
 	return e
 }
 
 func modifyEntry(pvc *v1.PersistentVolumeClaim) unfinished.Entry {
-	e, _ := unfinished.ModifyOf(slim.NewClaim(pvc))
+	e, _ := unfinished.UnfinishedModify(slim.NewClaim(pvc))
 	return e
 }

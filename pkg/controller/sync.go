@@ -121,14 +121,14 @@ func (c *Controller) decide(logger klog.Logger, key string, pvc *v1.PersistentVo
 			// update queues the claim again.
 			c.warn(pvc, fmt.Sprintf("cannot resize volume %q: %v; nothing is done until that size changes", pv.Name, err))
 		}
-		p.resize = resize.Decide(state, now, c.RetryMax)
+		p.resize = resize.DecideResize(state, now, c.RetryMax)
 		p.resizeFailed = state.LastFailure != nil || state.ErrorRecorded
 		logger.V(4).Info("Decided", "operation", "resize", "action", p.resize.Action, "target", p.resize.Target.String(), "reason", p.resize.Reason)
 	}
 	id := idOf(key, pvc)
 	p.failedLast = failedLast(c.memory.resize.failures.get(id), c.memory.modify.failures.get(id))
 	if c.Modifier != nil {
-		p.modify = modify.Decide(modify.StateOf(c.Driver, pvc, pv, c.classDriver, c.memory.modify.failures.get(id)), now, c.RetryMax)
+		p.modify = modify.DecideModify(modify.ModifyStateOf(c.Driver, pvc, pv, c.classDriver, c.memory.modify.failures.get(id)), now, c.RetryMax)
 		logger.V(4).Info("Decided", "operation", "modify", "action", p.modify.Action, "target", p.modify.Target, "reason", p.modify.Reason)
 	}
 	return p
@@ -163,9 +163,9 @@ func (c *Controller) objects(key string) (*v1.PersistentVolumeClaim, *v1.Persist
 }
 
 // resizeStateOf is what the resize decision reads of the claim key.
-func (c *Controller) resizeStateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) resize.State {
+func (c *Controller) resizeStateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) resize.ResizeState {
 	id := idOf(key, pvc)
-	s := resize.StateOf(pvc, pv, c.Recovery, c.memory.resize.failures.get(id))
+	s := resize.ResizeStateOf(pvc, pv, c.Recovery, c.memory.resize.failures.get(id))
 	s.Rounded = c.memory.rounded.get(id)
 	s.HandedBack = c.memory.handedBack.get(id)
 	_, annotated := pv.Annotations[statuspatch.AnnPreResizeCapacity]

@@ -126,7 +126,7 @@ func (c *Controller) HeldBackByPods(claim *slim.Claim) bool {
 	if err != nil || pvc == nil || pv == nil {
 		return false
 	}
-	return resize.Decide(c.resizeStateOf(key, pvc, pv), c.Clock.Now(), c.RetryMax).Action == resize.Expand
+	return resize.DecideResize(c.resizeStateOf(key, pvc, pv), c.Clock.Now(), c.RetryMax).Action == resize.Expand
 }
 
 // secretsFor reads the expansion secret, when the driver takes one.

@@ -139,8 +139,8 @@ func expandWithin(t *testing.T, c *Client, timeout time.Duration) {
 	start := time.Now()
 	_, _, err := c.Expand(testContext(t), ExpandRequest{VolumeID: "vol-1", RequiredBytes: 2 * gi, Secrets: map[string]string{"k": "v"}})
 	elapsed := time.Since(start)
-	if status.Code(err) != codes.DeadlineExceeded || resize.Rules.ClassOf(err) != attempt.Uncertain {
-		t.Fatalf("Expand error = %v (class %s), want an uncertain DeadlineExceeded", err, resize.Rules.ClassOf(err))
+	if status.Code(err) != codes.DeadlineExceeded || resize.ResizeRules.ClassOf(err) != attempt.Uncertain {
+		t.Fatalf("Expand error = %v (class %s), want an uncertain DeadlineExceeded", err, resize.ResizeRules.ClassOf(err))
 	}
 	if elapsed < timeout || elapsed > timeout+testTimeout/2 {
 		t.Errorf("Expand returned after %s, want soon after the %s timeout", elapsed, timeout)

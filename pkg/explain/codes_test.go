@@ -123,7 +123,7 @@ func TestAdviceForEveryResizeCode(t *testing.T) {
 			var pvc *v1.PersistentVolumeClaim
 			var extra []runtime.Object
 			state, by := "controller_error", ByResizer
-			switch resize.Rules.ClassOfReason(reason) {
+			switch resize.ResizeRules.ClassOfReason(reason) {
 			case attempt.Infeasible:
 				state, by = "controller_infeasible", ByUser
 				pvc = claim("10Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInfeasible),
@@ -155,7 +155,7 @@ func TestAdviceForEveryModifyCode(t *testing.T) {
 			}
 			message := driverMessage(`modify volume "pv-data" to class "gold"`, reason)
 			status, state, by := v1.PersistentVolumeClaimModifyVolumeInProgress, "in_progress", ByResizer
-			if modify.Rules.ClassOfReason(reason) == attempt.Infeasible {
+			if modify.ModifyRules.ClassOfReason(reason) == attempt.Infeasible {
 				status, state, by = v1.PersistentVolumeClaimModifyVolumeInfeasible, "infeasible", ByUser
 			}
 			pvc := claim("1Gi", "1Gi", classes("gold", "silver"), modifyStatus("gold", status),

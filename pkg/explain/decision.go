@@ -36,7 +36,7 @@ func decisionSummary(op Operation, what string) string {
 	switch {
 	case op.NextStepBy == ByNobody:
 		return "No resizer runs; once one does, it will " + what + "."
-	case op.NextStepBy == ByDriver && (op.Decision.Action == resize.Expand.String() || op.Decision.Action == modify.Modify.String()):
+	case op.NextStepBy == ByDriver && (op.Decision.Action == resize.Expand.String() || op.Decision.Action == modify.ModifyCall.String()):
 		return "The resizer waits for the driver's answer; if the call ends without one, it will " + what + "."
 	}
 	return "The resizer will " + what + "."
@@ -49,11 +49,11 @@ func actionWords(operation string, d Decision) string {
 	if d.Reason != "" {
 		why = " (" + d.Reason + ")"
 	}
-	if operation == string(unfinished.Resize) {
+	if operation == string(unfinished.OpResize) {
 		switch d.Action {
 		case resize.Expand.String():
 			return fmt.Sprintf("expand the volume to %s%s", d.Target, why)
-		case resize.Wait.String():
+		case resize.ResizeWait.String():
 			return fmt.Sprintf("try %s again in %s", d.Target, d.RetryAfter)
 		case resize.RecordVolumeSize.String():
 			return fmt.Sprintf("record %s, the volume's size, as the claim's capacity, without calling the driver", d.Target)
@@ -65,7 +65,7 @@ func actionWords(operation string, d Decision) string {
 		return "leave the claim alone" + why
 	}
 	switch d.Action {
-	case modify.Modify.String():
+	case modify.ModifyCall.String():
 		return fmt.Sprintf("call the driver to apply class %q", d.Target)
 	case modify.Pend.String():
 		return fmt.Sprintf("wait for VolumeAttributesClass %q to be created, and not call the driver before", d.Target)
@@ -73,7 +73,7 @@ func actionWords(operation string, d Decision) string {
 		return fmt.Sprintf("not send class %q to the driver%s", d.Target, why)
 	case modify.Cancel.String():
 		return fmt.Sprintf("drop the recorded modification to class %q, without calling the driver", d.Target)
-	case modify.Wait.String():
+	case modify.ModifyWait.String():
 		return fmt.Sprintf("try class %q again in %s", d.Target, d.RetryAfter)
 	case modify.Blocked.String():
 		return fmt.Sprintf("leave the modification to class %q unfinished%s", d.Target, why)

@@ -33,26 +33,26 @@ import (
 // expansion explains the claim's expansion.
 type expansion struct {
 	*facts
-	s resize.State
-	d resize.Decision
+	s resize.ResizeState
+	d resize.ResizeDecision
 }
 
 // decideExpansion is resize.Decide on the claim's recorded state.
 func (f *facts) decideExpansion() expansion {
-	s := resize.StateOf(f.pvc, f.pv, f.settings.Recovery, nil)
-	return expansion{facts: f, s: s, d: resize.Decide(s, f.now, f.settings.retryMax())}
+	s := resize.ResizeStateOf(f.pvc, f.pv, f.settings.Recovery, nil)
+	return expansion{facts: f, s: s, d: resize.DecideResize(s, f.now, f.settings.retryMax())}
 }
 
 // expansion explains the claim's expansion from resize.Decide on its
 // recorded state.
 func (f *facts) expansion() Operation {
 	x := f.decideExpansion()
-	op := Operation{Operation: string(unfinished.Resize), State: StateNone, Decision: Decision{
+	op := Operation{Operation: string(unfinished.OpResize), State: StateNone, Decision: Decision{
 		Action: x.d.Action.String(), Target: quantityOrEmpty(x.d.Target), Reason: x.d.Reason}}
 	if x.d.RetryAfter > 0 {
 		op.Decision.RetryAfter = x.d.RetryAfter.Round(time.Second).String()
 	}
-	entry, inState := unfinished.ResizeOf(slim.NewClaim(f.pvc), x.heldBack)
+	entry, inState := unfinished.UnfinishedResize(slim.NewClaim(f.pvc), x.heldBack)
 	f.settle(&op, entry, inState, x.step(entry.State, inState))
 	return op
 }
@@ -72,7 +72,7 @@ func quantityOrEmpty(q resource.Quantity) string {
 	return q.String()
 }
 
-func (x expansion) step(state unfinished.State, inState bool) step {
+func (x expansion) step(state unfinished.Stage, inState bool) step {
 	if !inState {
 		return x.idle()
 	}

@@ -33,22 +33,22 @@ import (
 // modification explains the claim's modification.
 type modification struct {
 	*facts
-	s modify.State
-	d modify.Decision
+	s modify.ModifyState
+	d modify.ModifyDecision
 }
 
 // modification explains the claim's modification from modify.Decide on
 // its recorded state.
 func (f *facts) modification() Operation {
 	drivers := f.classDrivers()
-	s := modify.StateOf(f.driver, f.pvc, f.pv, func(name string) (string, bool) { d, ok := drivers[name]; return d, ok }, nil)
-	m := modification{facts: f, s: s, d: modify.Decide(s, f.now, f.settings.retryMax())}
-	op := Operation{Operation: string(unfinished.Modify), State: StateNone,
+	s := modify.ModifyStateOf(f.driver, f.pvc, f.pv, func(name string) (string, bool) { d, ok := drivers[name]; return d, ok }, nil)
+	m := modification{facts: f, s: s, d: modify.DecideModify(s, f.now, f.settings.retryMax())}
+	op := Operation{Operation: string(unfinished.OpModify), State: StateNone,
 		Decision: Decision{Action: m.d.Action.String(), Target: m.d.Target, Reason: m.d.Reason}}
 	if m.d.RetryAfter > 0 {
 		op.Decision.RetryAfter = m.d.RetryAfter.Round(time.Second).String()
 	}
-	entry, inState := unfinished.ModifyOf(slim.NewClaim(f.pvc))
+	entry, inState := unfinished.UnfinishedModify(slim.NewClaim(f.pvc))
 	f.settle(&op, entry, inState, m.step())
 	return op
 }
@@ -64,7 +64,7 @@ func (f *facts) classDrivers() map[string]string {
 
 func (m modification) step() step {
 	switch m.d.Action {
-	case modify.None:
+	case modify.ModifyNone:
 		return m.atClass()
 	case modify.Pend:
 		return m.pending()
@@ -73,7 +73,7 @@ func (m modification) step() step {
 	case modify.Cancel:
 		return step{summary: fmt.Sprintf("The claim asks for no change any more, but a modification to class %q is recorded.", m.d.Target), by: ByResizer,
 			next: "The resizer drops the recorded modification without calling the driver: the volume is still at its class (event VolumeModifyCanceled)."}
-	case modify.Wait:
+	case modify.ModifyWait:
 		return m.waiting()
 	case modify.Blocked:
 		return step{summary: m.d.Reason + ".", by: ByUser,

@@ -134,7 +134,7 @@ type Claim struct {
 func Candidate(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, driver string) (Claim, bool) {
 	c := Claim{PVC: pvc, Slim: slim.NewClaim(pvc), Driver: driver}
 	var buf [2]unfinished.Entry
-	if len(unfinished.Append(buf[:0], c.Slim, nil)) == 0 && !asksMore(c.Slim) {
+	if len(unfinished.AppendUnfinished(buf[:0], c.Slim, nil)) == 0 && !asksMore(c.Slim) {
 		return c, false
 	}
 	if pv == nil {
@@ -162,7 +162,7 @@ func Unfinished(in *Input, now time.Time) Result {
 		Items: []Item{}, Warnings: in.Warnings}
 	for _, c := range in.Claims {
 		o := in.objects(c)
-		entries := unfinished.Of(c.Slim, explain.HeldBack(o, c.Driver, now))
+		entries := unfinished.Unfinished(c.Slim, explain.HeldBack(o, c.Driver, now))
 		if len(entries) == 0 {
 			continue
 		}
@@ -218,7 +218,7 @@ func item(c Claim, x explain.Explanation, e unfinished.Entry) Item {
 // target is what the operation is for: the recorded size or class, else
 // the one asked for.
 func target(c explain.Claim, op unfinished.Operation) string {
-	if op == unfinished.Modify {
+	if op == unfinished.OpModify {
 		return cmp.Or(c.ModifyTarget, c.Class)
 	}
 	return cmp.Or(c.Allocated, c.Request)
@@ -248,7 +248,7 @@ func Sort(items []Item) {
 }
 
 func opOrder(op string) int {
-	if op == string(unfinished.Resize) {
+	if op == string(unfinished.OpResize) {
 		return 0
 	}
 	return 1

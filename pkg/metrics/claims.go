@@ -90,7 +90,7 @@ func newClaimsCollector(cfg ClaimsConfig) *claimsCollector {
 		oldest: k8smetrics.NewDesc("csi_resizer_claim_oldest_seconds",
 			"Seconds since the oldest claim of each operation and state entered it, from the transition times its conditions record; 0 when no claim is in it or none records a time. Only the leader reports it; with --node-deployment every instance reports its node's claims, labelled node.",
 			labels, node, k8smetrics.ALPHA, ""),
-		keys:  unfinished.Known(),
+		keys:  unfinished.KnownStages(),
 		index: map[unfinished.Key]int{},
 	}
 	for i, k := range c.keys {
@@ -135,7 +135,7 @@ func (c *claimsCollector) tally() tally {
 		if !ok {
 			continue
 		}
-		entries := unfinished.Append(buf[:0], claim, c.HeldBack)
+		entries := unfinished.AppendUnfinished(buf[:0], claim, c.HeldBack)
 		if len(entries) == 0 || !own.owned(claim, c.volume(claim.VolumeName), ownership.Scope{Driver: c.Driver, Node: c.Node}) {
 			continue
 		}

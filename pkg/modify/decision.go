@@ -30,15 +30,15 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-// Action is what the controller should do with a claim's class now.
-type Action int
+// ModifyAction is what the controller should do with a claim's class now.
+type ModifyAction int
 
 const (
-	// None: nothing to do (the claim is at its class, or nothing asks for one).
-	None Action = iota
-	// Modify: record the intent when asked, then call ControllerModifyVolume
+	// ModifyNone: nothing to do (the claim is at its class, or nothing asks for one).
+	ModifyNone ModifyAction = iota
+	// ModifyCall: record the intent when asked, then call ControllerModifyVolume
 	// with Decision.Target's parameters.
-	Modify
+	ModifyCall
 	// Pend: the class does not exist yet; record Pending for Decision.Target
 	// and wait for the class to be created, with no driver call.
 	Pend
@@ -49,24 +49,24 @@ const (
 	// Cancel: drop the recorded modification (the user set the class back),
 	// with no driver call: the volume is still at its current class.
 	Cancel
-	// Wait: an infeasible target is not retried before Decision.RetryAfter.
-	Wait
+	// ModifyWait: an infeasible target is not retried before Decision.RetryAfter.
+	ModifyWait
 	// Blocked: the unfinished modification's class is gone; nothing can be
 	// done until it is created again.
 	Blocked
 )
 
 // String names the action for logs.
-func (a Action) String() string {
+func (a ModifyAction) String() string {
 	return [...]string{"none", "modify", "pend", "refuse", "cancel", "wait", "blocked"}[a]
 }
 
 // Acts reports whether the action is a step for the claim's worker to take:
 // a driver call, a write, or a warning.
-func (a Action) Acts() bool { return a != None && a != Wait }
+func (a ModifyAction) Acts() bool { return a != ModifyNone && a != ModifyWait }
 
 // CallsDriver reports whether the action calls the driver.
-func (a Action) CallsDriver() bool { return a == Modify }
+func (a ModifyAction) CallsDriver() bool { return a == ModifyCall }
 
 // Recorded is pvc.status.modifyVolumeStatus.
 type Recorded struct {
@@ -74,8 +74,8 @@ type Recorded struct {
 	Status v1.PersistentVolumeClaimModifyVolumeStatus
 }
 
-// State is everything the decision looks at.
-type State struct {
+// ModifyState is everything the decision looks at.
+type ModifyState struct {
 	// Driver is this resizer's driver name.
 	Driver string
 	// Spec is pvc.spec.volumeAttributesClassName, "" when unset.
@@ -93,7 +93,7 @@ type State struct {
 	// ErrorAt is when that failure was recorded.
 	ErrorAt time.Time
 	// LastFailure is the remembered failure of the last attempt, if any.
-	LastFailure *Failure
+	LastFailure *ModifyFailure
 	// Classes maps the names of the classes the decision may need (the
 	// spec's and the recorded target's) to their driver; a class that does
 	// not exist is absent.
@@ -104,14 +104,14 @@ type State struct {
 	NotCSI string
 }
 
-// Decision is the outcome of Decide: Target is the class to modify to,
+// ModifyDecision is the outcome of Decide: Target is the class to modify to,
 // that pends, is refused, waits or is blocked; for Cancel, the class whose
 // modification is dropped.
-type Decision = attempt.Decision[Action, string]
+type ModifyDecision = attempt.Decision[ModifyAction, string]
 
-// Decide says what should happen to a claim's class now. infeasibleRetry is
+// DecideModify says what should happen to a claim's class now. infeasibleRetry is
 // how long an infeasible target waits before it is tried again.
-func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
+func DecideModify(s ModifyState, now time.Time, infeasibleRetry time.Duration) ModifyDecision {
 	if t, ok := s.unfinished(); ok {
 		return s.finish(t)
 	}
@@ -119,22 +119,22 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 	case s.Spec == "" || s.Spec == s.Current:
 		return s.settle()
 	case s.NotCSI != "":
-		return Decision{Action: Refuse, Target: s.Spec, Reason: s.NotCSI}
+		return ModifyDecision{Action: Refuse, Target: s.Spec, Reason: s.NotCSI}
 	}
 	driver, exists := s.Classes[s.Spec]
 	switch {
 	case !exists:
-		return Decision{Action: Pend, Target: s.Spec, RecordIntent: !s.recorded(s.Spec, v1.PersistentVolumeClaimModifyVolumePending),
+		return ModifyDecision{Action: Pend, Target: s.Spec, RecordIntent: !s.recorded(s.Spec, v1.PersistentVolumeClaimModifyVolumePending),
 			Reason: fmt.Sprintf("VolumeAttributesClass %q does not exist: the modification starts when it is created", s.Spec)}
 	case driver != s.Driver:
-		return Decision{Action: Refuse, Target: s.Spec,
+		return ModifyDecision{Action: Refuse, Target: s.Spec,
 			Reason: fmt.Sprintf("VolumeAttributesClass %q is for driver %q, not %q: set a class of driver %q", s.Spec, driver, s.Driver, s.Driver)}
 	}
 	if wait := s.infeasibleWait(now, infeasibleRetry); wait > 0 {
-		return Decision{Action: Wait, Target: s.Spec, RetryAfter: wait,
+		return ModifyDecision{Action: ModifyWait, Target: s.Spec, RetryAfter: wait,
 			Reason: fmt.Sprintf("class %q was infeasible; retrying in %s unless the class changes", s.Spec, wait.Round(time.Second))}
 	}
-	return Decision{Action: Modify, Target: s.Spec, RecordIntent: !s.intentRecorded(s.Spec),
+	return ModifyDecision{Action: ModifyCall, Target: s.Spec, RecordIntent: !s.intentRecorded(s.Spec),
 		Reason: fmt.Sprintf("modifying to class %q", s.Spec)}
 }
 
@@ -142,7 +142,7 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 // complete in the backend: recorded InProgress, and neither remembered nor
 // recorded to have failed for sure. Such a target is finished whatever the
 // spec says now, so that the volume never ends between two classes.
-func (s State) unfinished() (string, bool) {
+func (s ModifyState) unfinished() (string, bool) {
 	r := s.Recorded
 	if r == nil || r.Status != v1.PersistentVolumeClaimModifyVolumeInProgress {
 		return "", false
@@ -150,26 +150,26 @@ func (s State) unfinished() (string, bool) {
 	if f := s.LastFailure; f != nil && f.Target == r.Target {
 		return r.Target, !f.Class.Final()
 	}
-	return r.Target, !s.errorRecorded() || !Rules.ClassOfReason(s.ErrorCode).Final()
+	return r.Target, !s.errorRecorded() || !ModifyRules.ClassOfReason(s.ErrorCode).Final()
 }
 
 // finish retries the unfinished target t, whose intent is already recorded.
-func (s State) finish(t string) Decision {
+func (s ModifyState) finish(t string) ModifyDecision {
 	switch driver, exists := s.Classes[t]; {
 	case s.NotCSI != "":
-		return Decision{Action: Blocked, Target: t, Reason: s.NotCSI}
+		return ModifyDecision{Action: Blocked, Target: t, Reason: s.NotCSI}
 	case !exists:
-		return Decision{Action: Blocked, Target: t,
+		return ModifyDecision{Action: Blocked, Target: t,
 			Reason: fmt.Sprintf("the unfinished modification to class %q cannot be retried: the VolumeAttributesClass no longer exists; create it again", t)}
 	case driver != s.Driver:
-		return Decision{Action: Blocked, Target: t,
+		return ModifyDecision{Action: Blocked, Target: t,
 			Reason: fmt.Sprintf("the unfinished modification to class %q cannot be retried: the VolumeAttributesClass is now for driver %q", t, driver)}
 	}
 	why := fmt.Sprintf("finishing the unfinished modification to class %q", t)
 	if s.Spec != t {
 		why += fmt.Sprintf(" before class %q", s.Spec)
 	}
-	return Decision{Action: Modify, Target: t, Reason: why}
+	return ModifyDecision{Action: ModifyCall, Target: t, Reason: why}
 }
 
 // settle handles a spec that asks for no change: unset, or the current
@@ -179,9 +179,9 @@ func (s State) finish(t string) Decision {
 // is not infeasible: the backend may be partly at that target (a process
 // killed after the driver's success, or a driver that fails half way), so
 // the current class is applied again.
-func (s State) settle() Decision {
+func (s ModifyState) settle() ModifyDecision {
 	if s.Recorded == nil && !s.Modifying && !s.errorRecorded() {
-		return Decision{Action: None, Reason: "the volume is at the requested class"}
+		return ModifyDecision{Action: ModifyNone, Reason: "the volume is at the requested class"}
 	}
 	if s.Spec != "" && s.Spec == s.Current && s.mayBePartlyApplied() {
 		return s.reapply()
@@ -194,17 +194,17 @@ func (s State) settle() Decision {
 	if s.Spec == "" {
 		why = "the class was unset"
 	}
-	return Decision{Action: Cancel, Target: target, Reason: why}
+	return ModifyDecision{Action: Cancel, Target: target, Reason: why}
 }
 
 // mayBePartlyApplied is true when a driver call to the recorded target was
 // made (InProgress) and failed with a final error that is not infeasible.
-func (s State) mayBePartlyApplied() bool {
+func (s ModifyState) mayBePartlyApplied() bool {
 	r := s.Recorded
 	if r == nil || r.Status != v1.PersistentVolumeClaimModifyVolumeInProgress {
 		return false
 	}
-	class := Rules.ClassOfReason(s.ErrorCode)
+	class := ModifyRules.ClassOfReason(s.ErrorCode)
 	if f := s.LastFailure; f != nil && f.Target == r.Target {
 		class = f.Class
 	}
@@ -213,26 +213,26 @@ func (s State) mayBePartlyApplied() bool {
 
 // reapply applies the current class again after a rollback (see settle),
 // when it is still this driver's; otherwise the rollback is refused.
-func (s State) reapply() Decision {
+func (s ModifyState) reapply() ModifyDecision {
 	why := fmt.Sprintf("the class was set back to %q after a failed modification to %q, which may have changed the volume in part: applying %q again", s.Current, s.Recorded.Target, s.Current)
 	switch driver, exists := s.Classes[s.Current]; {
 	case s.NotCSI != "":
-		return Decision{Action: Refuse, Target: s.Current, Reason: s.NotCSI}
+		return ModifyDecision{Action: Refuse, Target: s.Current, Reason: s.NotCSI}
 	case !exists:
-		return Decision{Action: Pend, Target: s.Current, RecordIntent: true,
+		return ModifyDecision{Action: Pend, Target: s.Current, RecordIntent: true,
 			Reason: fmt.Sprintf("VolumeAttributesClass %q does not exist: it is applied again when it is created", s.Current)}
 	case driver != s.Driver:
-		return Decision{Action: Refuse, Target: s.Current,
+		return ModifyDecision{Action: Refuse, Target: s.Current,
 			Reason: fmt.Sprintf("VolumeAttributesClass %q is for driver %q, not %q", s.Current, driver, s.Driver)}
 	}
-	return Decision{Action: Modify, Target: s.Current, RecordIntent: true, Reason: why}
+	return ModifyDecision{Action: ModifyCall, Target: s.Current, RecordIntent: true, Reason: why}
 }
 
 // infeasibleWait is how long the spec's class must still wait after an
 // infeasible failure at that class; 0 when it may be tried now. The
 // remembered failure is used first, else the recorded one, so that a
 // restart does not retry an infeasible class at once.
-func (s State) infeasibleWait(now time.Time, retry time.Duration) time.Duration {
+func (s ModifyState) infeasibleWait(now time.Time, retry time.Duration) time.Duration {
 	var at time.Time
 	switch f := s.LastFailure; {
 	case f != nil && f.Target == s.Spec:
@@ -250,12 +250,12 @@ func (s State) infeasibleWait(now time.Time, retry time.Duration) time.Duration 
 
 // intentRecorded is true when the status already says target is in
 // progress with no failure to clear.
-func (s State) intentRecorded(target string) bool {
+func (s ModifyState) intentRecorded(target string) bool {
 	return s.recorded(target, v1.PersistentVolumeClaimModifyVolumeInProgress) && !s.errorRecorded()
 }
 
-func (s State) recorded(target string, status v1.PersistentVolumeClaimModifyVolumeStatus) bool {
+func (s ModifyState) recorded(target string, status v1.PersistentVolumeClaimModifyVolumeStatus) bool {
 	return s.Recorded != nil && s.Recorded.Target == target && s.Recorded.Status == status
 }
 
-func (s State) errorRecorded() bool { return s.ErrorCode != "" }
+func (s ModifyState) errorRecorded() bool { return s.ErrorCode != "" }

@@ -22,12 +22,12 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-// Rules class the errors of ControllerModifyVolume as upstream does:
+// ModifyRules class the errors of ControllerModifyVolume as upstream does:
 // InvalidArgument alone is infeasible (the class's parameters), every other
 // code that is not uncertain is final.
-var Rules = attempt.Rules{Infeasible: []codes.Code{codes.InvalidArgument}}
+var ModifyRules = attempt.Rules{Infeasible: []codes.Code{codes.InvalidArgument}}
 
-// Failure is what the controller remembers of a claim's last failed
+// ModifyFailure is what the controller remembers of a claim's last failed
 // modification; the recorded ModifyVolumeError condition stands in for it
 // after a restart.
-type Failure = attempt.Failure[string]
+type ModifyFailure = attempt.Failure[string]

@@ -27,7 +27,7 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-func TestRules(t *testing.T) {
+func TestModifyRules(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
@@ -49,11 +49,11 @@ func TestRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Rules.ClassOf(tt.err); got != tt.want {
+			if got := ModifyRules.ClassOf(tt.err); got != tt.want {
 				t.Errorf("Rules.ClassOf = %v, want %v", got, tt.want)
 			}
 			// What is recorded reads back as the same class after a restart.
-			if got := Rules.ClassOfReason(attempt.ReasonOf(tt.err)); got != tt.want {
+			if got := ModifyRules.ClassOfReason(attempt.ReasonOf(tt.err)); got != tt.want {
 				t.Errorf("ClassOfReason(ReasonOf) = %v, want %v", got, tt.want)
 			}
 		})
@@ -62,7 +62,7 @@ func TestRules(t *testing.T) {
 
 func TestClassOfReasonNamingNoCode(t *testing.T) {
 	for _, name := range []string{"", "Bogus", "Uncertain"} {
-		if got := Rules.ClassOfReason(name); got != attempt.Uncertain {
+		if got := ModifyRules.ClassOfReason(name); got != attempt.Uncertain {
 			t.Errorf("ClassOfReason(%q) = %v, want uncertain", name, got)
 		}
 	}

@@ -30,7 +30,7 @@ import (
 // the end uses the fuzzed string instead.
 var fuzzNames = []string{"", "gold", "silver", "alien", "bronze"}
 
-var fuzzStatuses = []v1.PersistentVolumeClaimModifyVolumeStatus{pending, running, refused}
+var fuzzModifyStatuses = []v1.PersistentVolumeClaimModifyVolumeStatus{pending, running, refused}
 
 var fuzzCodes = []string{"", "DeadlineExceeded", "Unavailable", "InvalidArgument", "Internal", "FailedPrecondition", "Uncertain", "Unknown"}
 
@@ -58,60 +58,60 @@ func FuzzModifyDecide(f *testing.F) {
 	f.Add(uint8(9), uint8(1), uint8(9), "gold", uint8(2), true, uint8(4), int64(-time.Hour), uint8(3), uint8(9), int64(-time.Hour), true)
 	f.Fuzz(func(t *testing.T, specSel, currentSel, targetSel uint8, name string, statusSel uint8, modifying bool,
 		codeSel uint8, errorAge int64, failClass, failTargetSel uint8, failAge int64, notCSI bool) {
-		s := State{
+		s := ModifyState{
 			Driver:    ours,
 			Spec:      pick(fuzzNames, specSel, name),
 			Current:   pick(fuzzNames, currentSel, name),
 			Modifying: modifying,
 			ErrorCode: pick(fuzzCodes, codeSel, name),
-			Classes:   classes,
+			Classes:   classDrivers,
 		}
 		if statusSel > 0 {
 			s.Recorded = &Recorded{Target: pick(fuzzNames, targetSel, name),
-				Status: pick(fuzzStatuses, statusSel-1, v1.PersistentVolumeClaimModifyVolumeStatus(name))}
+				Status: pick(fuzzModifyStatuses, statusSel-1, v1.PersistentVolumeClaimModifyVolumeStatus(name))}
 		}
 		if s.ErrorCode != "" {
 			s.ErrorAt = t0.Add(-time.Duration(errorAge))
 		}
 		if failClass > 0 {
-			s.LastFailure = &Failure{Class: attempt.Class(failClass % 4), Target: pick(fuzzNames, failTargetSel, name), At: t0.Add(-time.Duration(failAge))}
+			s.LastFailure = &ModifyFailure{Class: attempt.Class(failClass % 4), Target: pick(fuzzNames, failTargetSel, name), At: t0.Add(-time.Duration(failAge))}
 		}
 		if notCSI {
 			s.NotCSI = "in-tree volume"
 		}
-		d := Decide(s, t0, retry)
-		check(t, s, d)
+		d := DecideModify(s, t0, retry)
+		checkModify(t, s, d)
 	})
 }
 
 // rolledBackAfterCall is true when the spec is back at the current class
 // after a driver call to another class failed for sure (a final error) but
 // not as infeasible: the backend may be partly at that class.
-func rolledBackAfterCall(s State) bool {
+func rolledBackAfterCall(s ModifyState) bool {
 	r := s.Recorded
 	if s.Spec != s.Current || r == nil || r.Status != v1.PersistentVolumeClaimModifyVolumeInProgress {
 		return false
 	}
-	class := Rules.ClassOfReason(s.ErrorCode)
+	class := ModifyRules.ClassOfReason(s.ErrorCode)
 	if s.LastFailure != nil && s.LastFailure.Target == r.Target {
 		class = s.LastFailure.Class
 	}
 	return class.Final() && class != attempt.Infeasible
 }
 
-// check asserts what must hold of every decision.
-func check(t *testing.T, s State, d Decision) {
+// checkModify asserts what must hold of every decision.
+func checkModify(t *testing.T, s ModifyState, d ModifyDecision) {
 	t.Helper()
 	if d.Reason == "" {
 		t.Errorf("decision %s without a reason", d.Action)
 	}
 	unfinished, isUnfinished := s.unfinished()
-	if isUnfinished && (d.Action != Modify && d.Action != Blocked || d.Target != unfinished) {
+	if isUnfinished && (d.Action != ModifyCall && d.Action != Blocked || d.Target != unfinished) {
 		// An uncertain call must be finished at its recorded class.
 		t.Fatalf("unfinished modification to %q, decided %s %q", unfinished, d.Action, d.Target)
 	}
 	switch d.Action {
-	case Modify:
+	case ModifyCall:
 		// Never a call with a class of another driver, or one that does not exist,
 		// or for a volume that cannot carry a class.
 		if s.Classes[d.Target] != s.Driver || d.Target == "" || s.NotCSI != "" {
@@ -123,7 +123,7 @@ func check(t *testing.T, s State, d Decision) {
 		if !isUnfinished && d.Target == s.Current && !rolledBackAfterCall(s) {
 			t.Fatalf("a call re-applying the current class %q, though no call to another class failed", d.Target)
 		}
-	case Wait:
+	case ModifyWait:
 		if d.RetryAfter <= 0 || d.RetryAfter > retry {
 			t.Fatalf("wait %v outside (0, %v]", d.RetryAfter, retry)
 		}
@@ -131,7 +131,7 @@ func check(t *testing.T, s State, d Decision) {
 		if _, exists := s.Classes[d.Target]; exists || d.Target != s.Spec {
 			t.Fatalf("pending on %q (spec %q, exists %v)", d.Target, s.Spec, exists)
 		}
-	case None, Cancel:
+	case ModifyNone, Cancel:
 		if s.Spec != "" && s.Spec != s.Current {
 			t.Fatalf("%s while the spec asks %q and the current class is %q", d.Action, s.Spec, s.Current)
 		}
@@ -141,7 +141,7 @@ func check(t *testing.T, s State, d Decision) {
 			t.Fatalf("%s of a rollback to %q after a failed call to %q", d.Action, s.Current, s.Recorded.Target)
 		}
 	}
-	if d.Action == None && (s.Recorded != nil || s.Modifying || s.ErrorCode != "") {
+	if d.Action == ModifyNone && (s.Recorded != nil || s.Modifying || s.ErrorCode != "") {
 		t.Fatalf("nothing to do, yet the claim carries a modification record")
 	}
 }

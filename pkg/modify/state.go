@@ -30,12 +30,12 @@ import (
 // ok is false when no such class exists.
 type ClassDriver func(name string) (driver string, ok bool)
 
-// StateOf reads the State the resizer of driver decides on for pvc and its
+// ModifyStateOf reads the State the resizer of driver decides on for pvc and its
 // volume pv. classes looks up the classes the claim names; last is what the
 // resizer remembers of the claim's last failed modification (nil after a
 // restart, or for a reader that is not the resizer).
-func StateOf(driver string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, classes ClassDriver, last *Failure) State {
-	s := State{
+func ModifyStateOf(driver string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, classes ClassDriver, last *ModifyFailure) ModifyState {
+	s := ModifyState{
 		Driver:      driver,
 		Spec:        ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""),
 		Current:     ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""),

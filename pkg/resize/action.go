@@ -16,16 +16,16 @@ limitations under the License.
 
 package resize
 
-// Action is what the controller should do with a claim now.
-type Action int
+// ResizeAction is what the controller should do with a claim now.
+type ResizeAction int
 
 const (
-	// None: nothing to do (done, or kubelet owns the volume now).
-	None Action = iota
+	// ResizeNone: nothing to do (done, or kubelet owns the volume now).
+	ResizeNone ResizeAction = iota
 	// Expand: run one expansion attempt to Decision.Target.
 	Expand
-	// Wait: an infeasible size is not retried before Decision.RetryAfter.
-	Wait
+	// ResizeWait: an infeasible size is not retried before Decision.RetryAfter.
+	ResizeWait
 	// RecordVolumeSize: kubelet finished the node step at the size recorded for it,
 	// and the volume is larger because the driver allocated more than it
 	// was asked for that very size (State.Rounded): record
@@ -54,11 +54,11 @@ const (
 )
 
 // String names the action for logs.
-func (a Action) String() string {
+func (a ResizeAction) String() string {
 	switch a {
 	case Expand:
 		return "expand"
-	case Wait:
+	case ResizeWait:
 		return "wait"
 	case RecordVolumeSize:
 		return "record-volume-size"
@@ -75,9 +75,9 @@ func (a Action) String() string {
 
 // Acts reports whether the action is a step for the claim's worker to take:
 // a driver call or a write.
-func (a Action) Acts() bool {
+func (a ResizeAction) Acts() bool {
 	return a == Expand || a == RecordVolumeSize || a == NodeRetry || a == DropPreResizeCapacity || a == RecordShort
 }
 
 // CallsDriver reports whether the action calls the driver.
-func (a Action) CallsDriver() bool { return a == Expand }
+func (a ResizeAction) CallsDriver() bool { return a == Expand }

@@ -29,8 +29,8 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-// State is everything the decision looks at.
-type State struct {
+// ResizeState is everything the decision looks at.
+type ResizeState struct {
 	// Request is pvc.spec.resources.requests[storage].
 	Request resource.Quantity
 	// Capacity is pvc.status.capacity[storage]; zero when unset.
@@ -50,7 +50,7 @@ type State struct {
 	// restarted controller know what its lost memory knew.
 	ErrorRecorded bool
 	// LastFailure is the remembered failure of the last attempt, if any.
-	LastFailure *Failure
+	LastFailure *ResizeFailure
 	// Rounded is what the resizer remembers of its last successful call,
 	// when the driver grew the volume beyond the size it was asked for
 	// (a driver that allocates whole units); nil when it remembers no
@@ -85,60 +85,60 @@ type HandBack struct {
 	Again  bool
 }
 
-// Decision is the outcome of Decide: Target is the size to expand to
+// ResizeDecision is the outcome of Decide: Target is the size to expand to
 // (Expand), that waits (Wait), or to record (RecordVolumeSize, NodeRetry).
-type Decision = attempt.Decision[Action, resource.Quantity]
+type ResizeDecision = attempt.Decision[ResizeAction, resource.Quantity]
 
-// Decide says what should happen to a claim now. infeasibleRetry is how long
+// DecideResize says what should happen to a claim now. infeasibleRetry is how long
 // an infeasible size waits before it is tried again.
-func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
+func DecideResize(s ResizeState, now time.Time, infeasibleRetry time.Duration) ResizeDecision {
 	if err := s.Validate(); err != nil {
-		return Decision{Action: None, Reason: err.Error()}
+		return ResizeDecision{Action: ResizeNone, Reason: err.Error()}
 	}
 	if s.kubeletOwns() {
-		return Decision{Action: None, Reason: "node expansion is pending: kubelet owns the volume"}
+		return ResizeDecision{Action: ResizeNone, Reason: "node expansion is pending: kubelet owns the volume"}
 	}
 	if s.nodeRecoverable() {
-		return Decision{Action: NodeRetry, Target: s.Request,
+		return ResizeDecision{Action: NodeRetry, Target: s.Request,
 			Reason: fmt.Sprintf("kubelet found %s infeasible and the request is lowered to %s, which the volume holds: kubelet grows the file system to it", s.Allocated.String(), s.Request.String())}
 	}
 	if s.nodeGrowable() {
-		return Decision{Action: NodeRetry, Target: s.Request,
+		return ResizeDecision{Action: NodeRetry, Target: s.Request,
 			Reason: fmt.Sprintf("the volume holds %s already (it has %s): kubelet grows the file system from %s to it", s.Request.String(), s.PVSize.String(), s.Capacity.String())}
 	}
 	if s.handBackAgain() {
-		return Decision{Action: NodeRetry, Target: s.Request,
+		return ResizeDecision{Action: NodeRetry, Target: s.Request,
 			Reason: fmt.Sprintf("kubelet marked %s infeasible after it was handed back, perhaps for the larger size another node was still failing: handing it back once more", s.Request.String())}
 	}
 	if s.nodeInfeasibleUnchanged() {
-		return Decision{Action: None, Reason: fmt.Sprintf("kubelet found %s infeasible: waiting for a request that asks for another size", s.Allocated.String())}
+		return ResizeDecision{Action: ResizeNone, Reason: fmt.Sprintf("kubelet found %s infeasible: waiting for a request that asks for another size", s.Allocated.String())}
 	}
 	if !s.needsWork() {
 		if s.volumeSizeUnrecorded() {
-			return Decision{Action: RecordVolumeSize, Target: s.PVSize,
+			return ResizeDecision{Action: RecordVolumeSize, Target: s.PVSize,
 				Reason: fmt.Sprintf("kubelet finished at %s; recording the volume's size %s the driver allocated", s.Capacity.String(), s.PVSize.String())}
 		}
 		if s.PreResizeAnnotated && s.Capacity.Cmp(s.PVSize) >= 0 {
-			return Decision{Action: DropPreResizeCapacity,
+			return ResizeDecision{Action: DropPreResizeCapacity,
 				Reason: fmt.Sprintf("the claim's capacity %s has reached the volume's %s: the PV's pre-resize-capacity annotation goes", s.Capacity.String(), s.PVSize.String())}
 		}
-		return Decision{Action: None, Reason: "requested size is reached"}
+		return ResizeDecision{Action: ResizeNone, Reason: "requested size is reached"}
 	}
 	target, why := s.target()
 	if target.Sign() <= 0 {
 		// Nothing asks for a size (no request, no recorded size, a PV
 		// without capacity): there is no size a driver could be asked for.
-		return Decision{Action: None, Reason: fmt.Sprintf("no positive size to expand to (target %s)", target.String())}
+		return ResizeDecision{Action: ResizeNone, Reason: fmt.Sprintf("no positive size to expand to (target %s)", target.String())}
 	}
 	if wait := s.infeasibleWait(target, now, infeasibleRetry); wait > 0 {
 		if s.shortUnrecorded(target) {
-			return Decision{Action: RecordShort, Target: target,
+			return ResizeDecision{Action: RecordShort, Target: target,
 				Reason: fmt.Sprintf("the driver answered %s with %s, which the claim no longer says: recording it again", target.String(), s.Capacity.String())}
 		}
-		return Decision{Action: Wait, Target: target, RetryAfter: wait,
+		return ResizeDecision{Action: ResizeWait, Target: target, RetryAfter: wait,
 			Reason: fmt.Sprintf("size %s was infeasible; retrying in %s unless the request changes", target.String(), wait.Round(time.Second))}
 	}
-	return Decision{
+	return ResizeDecision{
 		Action:       Expand,
 		Target:       target,
 		RecordIntent: s.ErrorRecorded || !s.intentRecorded(target),
@@ -148,7 +148,7 @@ func Decide(s State, now time.Time, infeasibleRetry time.Duration) Decision {
 
 // kubeletOwns is true while node expansion is pending or running and the PV
 // already holds the recorded size.
-func (s State) kubeletOwns() bool {
+func (s ResizeState) kubeletOwns() bool {
 	switch s.Status {
 	case v1.PersistentVolumeClaimNodeResizePending, v1.PersistentVolumeClaimNodeResizeInProgress:
 		return s.Allocated != nil && s.PVSize.Cmp(*s.Allocated) >= 0
@@ -168,14 +168,14 @@ func (s State) kubeletOwns() bool {
 // the user lowered the request), or whose reason the resizer does not
 // remember, is left as kubelet recorded it: what kubelet grew the file
 // system to is then the truth.
-func (s State) volumeSizeUnrecorded() bool {
+func (s ResizeState) volumeSizeUnrecorded() bool {
 	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 && s.PVSize.Cmp(s.Capacity) > 0 &&
 		s.Rounded != nil && s.Rounded.Target.Cmp(s.Capacity) == 0 && s.Rounded.Size.Cmp(s.PVSize) == 0
 }
 
 // needsWork is true when the request exceeds the claim's capacity, or when a
 // controller step was left unfinished.
-func (s State) needsWork() bool {
+func (s ResizeState) needsWork() bool {
 	switch s.Status {
 	case v1.PersistentVolumeClaimControllerResizeInProgress,
 		v1.PersistentVolumeClaimNodeResizePending, v1.PersistentVolumeClaimNodeResizeInProgress:
@@ -185,7 +185,7 @@ func (s State) needsWork() bool {
 }
 
 // target picks the size of the next attempt, never below the PV's size.
-func (s State) target() (resource.Quantity, string) {
+func (s ResizeState) target() (resource.Quantity, string) {
 	size, why := s.Request, "expanding to the requested size"
 	switch {
 	case s.Allocated == nil:
@@ -203,7 +203,7 @@ func (s State) target() (resource.Quantity, string) {
 // mustFinishRecorded is true when the recorded size may still be completing:
 // an unfinished controller step that did not end in a final failure, or a
 // node step that is still waiting for the controller part.
-func (s State) mustFinishRecorded() bool {
+func (s ResizeState) mustFinishRecorded() bool {
 	switch s.Status {
 	case v1.PersistentVolumeClaimControllerResizeInProgress:
 		if s.LastFailure != nil {
@@ -220,14 +220,14 @@ func (s State) mustFinishRecorded() bool {
 // target and the claim records neither that failure nor a resize in
 // progress: kubelet finished the node step at what the driver gave, and
 // removed the resizer's condition with its own.
-func (s State) shortUnrecorded(target resource.Quantity) bool {
+func (s ResizeState) shortUnrecorded(target resource.Quantity) bool {
 	f := s.LastFailure
 	return f != nil && f.Reason == ReasonShort && f.Target.Cmp(target) == 0 && !s.ErrorRecorded && s.Status == ""
 }
 
 // infeasibleWait is how long target must still wait after an infeasible
 // failure at that same size; 0 when it may be tried now.
-func (s State) infeasibleWait(target resource.Quantity, now time.Time, retry time.Duration) time.Duration {
+func (s ResizeState) infeasibleWait(target resource.Quantity, now time.Time, retry time.Duration) time.Duration {
 	f := s.LastFailure
 	if f == nil || f.Class != attempt.Infeasible || f.Target.Cmp(target) != 0 {
 		return 0
@@ -236,7 +236,7 @@ func (s State) infeasibleWait(target resource.Quantity, now time.Time, retry tim
 }
 
 // intentRecorded is true when the status already says target is in progress.
-func (s State) intentRecorded(target resource.Quantity) bool {
+func (s ResizeState) intentRecorded(target resource.Quantity) bool {
 	return s.Status == v1.PersistentVolumeClaimControllerResizeInProgress &&
 		s.Allocated != nil && s.Allocated.Cmp(target) == 0
 }

@@ -27,22 +27,22 @@ import (
 func TestDecideDegenerateStates(t *testing.T) {
 	tests := []struct {
 		name       string
-		state      State
-		wantAction Action
+		state      ResizeState
+		wantAction ResizeAction
 		wantAfter  time.Duration
 	}{
-		{name: "in progress without request, allocated or PV size: no size to ask for", state: State{Status: ctrlProgress}, wantAction: None},
-		{name: "node pending without allocated, request or PV size", state: State{Status: nodePending}, wantAction: None},
-		{name: "negative request over a negative capacity", state: State{Request: q("-1"), Capacity: q("-2")}, wantAction: None},
-		{name: "recorded size of 0 while in progress", state: State{Allocated: qp("0"), Status: ctrlProgress}, wantAction: None},
-		{name: "no request but a PV size: finish at the PV size", state: State{PVSize: q("1Gi"), Status: ctrlProgress}, wantAction: Expand},
+		{name: "in progress without request, allocated or PV size: no size to ask for", state: ResizeState{Status: ctrlProgress}, wantAction: ResizeNone},
+		{name: "node pending without allocated, request or PV size", state: ResizeState{Status: nodePending}, wantAction: ResizeNone},
+		{name: "negative request over a negative capacity", state: ResizeState{Request: q("-1"), Capacity: q("-2")}, wantAction: ResizeNone},
+		{name: "recorded size of 0 while in progress", state: ResizeState{Allocated: qp("0"), Status: ctrlProgress}, wantAction: ResizeNone},
+		{name: "no request but a PV size: finish at the PV size", state: ResizeState{PVSize: q("1Gi"), Status: ctrlProgress}, wantAction: Expand},
 		{name: "infeasible failure dated an hour after now waits one retry interval, no more",
-			state:      State{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, LastFailure: failed(Infeasible, "5Gi", -time.Hour), Recovery: true},
-			wantAction: Wait, wantAfter: retry},
+			state:      ResizeState{Request: q("5Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: qp("5Gi"), Status: ctrlInfeasible, ErrorRecorded: true, LastFailure: failedResize(Infeasible, "5Gi", -time.Hour), Recovery: true},
+			wantAction: ResizeWait, wantAfter: retry},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Decide(tc.state, t0, retry)
+			d := DecideResize(tc.state, t0, retry)
 			if d.Action != tc.wantAction {
 				t.Fatalf("action = %s (target %s, reason %q), want %s", d.Action, d.Target.String(), d.Reason, tc.wantAction)
 			}

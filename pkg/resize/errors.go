@@ -23,14 +23,14 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-// Rules class the errors of ControllerExpandVolume as the CSI spec defines
+// ResizeRules class the errors of ControllerExpandVolume as the CSI spec defines
 // them: a size the driver cannot have (InvalidArgument, OutOfRange) or a
 // volume it does not know (NotFound) is infeasible.
-var Rules = attempt.Rules{Infeasible: []codes.Code{codes.InvalidArgument, codes.OutOfRange, codes.NotFound}}
+var ResizeRules = attempt.Rules{Infeasible: []codes.Code{codes.InvalidArgument, codes.OutOfRange, codes.NotFound}}
 
-// Failure is what the controller remembers of a claim's last failed
+// ResizeFailure is what the controller remembers of a claim's last failed
 // expansion.
-type Failure = attempt.Failure[resource.Quantity]
+type ResizeFailure = attempt.Failure[resource.Quantity]
 
 // ReasonShort is the Reason of the failure remembered when the driver
 // answered success with less than the target: what it gave is recorded,
@@ -41,13 +41,13 @@ const ReasonShort = "BelowTarget"
 // pod uses it (FailedPrecondition). Such a failure is final for the size;
 // with in-use handling on, the next attempt waits until no pod uses the
 // claim.
-func InUse(f *Failure) bool {
+func InUse(f *ResizeFailure) bool {
 	return f != nil && f.Reason == codes.FailedPrecondition.String()
 }
 
-// Result names a failed attempt for the resize duration metric: its class,
+// ResizeResult names a failed attempt for the resize duration metric: its class,
 // or "in-use".
-func Result(f Failure) string {
+func ResizeResult(f ResizeFailure) string {
 	if InUse(&f) {
 		return "in-use"
 	}

@@ -28,9 +28,9 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/attempt"
 )
 
-// TestRules checks how ControllerExpandVolume's errors are classed, and
+// TestResizeRules checks how ControllerExpandVolume's errors are classed, and
 // which of them say the volume is in use.
-func TestRules(t *testing.T) {
+func TestResizeRules(t *testing.T) {
 	tests := []struct {
 		name   string
 		err    error
@@ -63,11 +63,11 @@ func TestRules(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := attempt.Failed(Rules, tc.err, q("1Gi"), t0)
+			f := attempt.Failed(ResizeRules, tc.err, q("1Gi"), t0)
 			if f.Class != tc.want {
 				t.Errorf("class of %v = %s, want %s", tc.err, f.Class, tc.want)
 			}
-			if got := Result(f); got != tc.result {
+			if got := ResizeResult(f); got != tc.result {
 				t.Errorf("Result = %q, want %q", got, tc.result)
 			}
 			if InUse(&f) != (tc.result == "in-use") {
@@ -81,11 +81,11 @@ func TestRules(t *testing.T) {
 }
 
 func TestActionStrings(t *testing.T) {
-	for a, want := range map[Action]string{None: "none", Expand: "expand", Wait: "wait", RecordVolumeSize: "record-volume-size", NodeRetry: "node-retry"} {
+	for a, want := range map[ResizeAction]string{ResizeNone: "none", Expand: "expand", ResizeWait: "wait", RecordVolumeSize: "record-volume-size", NodeRetry: "node-retry"} {
 		if a.String() != want {
 			t.Errorf("%d: %q, want %q", a, a.String(), want)
 		}
-		if a.CallsDriver() != (a == Expand) || a.Acts() != (a != None && a != Wait) {
+		if a.CallsDriver() != (a == Expand) || a.Acts() != (a != ResizeNone && a != ResizeWait) {
 			t.Errorf("%s: CallsDriver %v, Acts %v", a, a.CallsDriver(), a.Acts())
 		}
 	}

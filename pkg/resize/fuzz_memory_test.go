@@ -23,7 +23,7 @@ import "k8s.io/apimachinery/pkg/api/resource"
 // capacity (kubelet finished at the target the driver rounded); the
 // volume's size for the allocated size or the request; a size other than
 // the volume's.
-func fuzzRounded(s State, sel uint8) *Rounding {
+func fuzzRounded(s ResizeState, sel uint8) *Rounding {
 	switch sel % 4 {
 	case 1:
 		return &Rounding{Target: s.Capacity, Size: s.PVSize}
@@ -47,7 +47,7 @@ func fuzzRounded(s State, sel uint8) *Rounding {
 // fuzzHandBack is what the resizer remembers of the last size it handed
 // back to kubelet, by selector: nothing; the recorded size (or the
 // request), once or twice; the volume's size.
-func fuzzHandBack(s State, sel uint8) *HandBack {
+func fuzzHandBack(s ResizeState, sel uint8) *HandBack {
 	target := s.Request
 	if s.Allocated != nil {
 		target = *s.Allocated
@@ -66,7 +66,7 @@ func fuzzHandBack(s State, sel uint8) *HandBack {
 // handedBackOnceRefused is true when kubelet marked infeasible the very
 // size the resizer handed back to it once, which the user still asks for,
 // the claim does not have, and the volume holds.
-func handedBackOnceRefused(s State) bool {
+func handedBackOnceRefused(s ResizeState) bool {
 	h := s.HandedBack
 	return s.Recovery && h != nil && !h.Again && s.Status == nodeInfeasible && s.Allocated != nil &&
 		h.Target.Cmp(*s.Allocated) == 0 && s.Request.Sign() > 0 && s.Request.Cmp(h.Target) == 0 && s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(h.Target) >= 0

@@ -26,9 +26,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// fuzzStatuses are the statuses a claim can carry; a selector past the end
+// fuzzResizeStatuses are the statuses a claim can carry; a selector past the end
 // uses the fuzzed string instead, so unknown values are tried too.
-var fuzzStatuses = []v1.ClaimResourceStatus{"", ctrlProgress, ctrlInfeasible, nodePending, nodeProgress, nodeInfeasible}
+var fuzzResizeStatuses = []v1.ClaimResourceStatus{"", ctrlProgress, ctrlInfeasible, nodePending, nodeProgress, nodeInfeasible}
 
 // fuzzQuantity builds a quantity of value * 10^scale. Scale selectors within
 // [-100, 100] give scales within [-9, 18], so that fractions (milli, nano)
@@ -94,7 +94,7 @@ func FuzzDecide(f *testing.F) {
 	f.Fuzz(func(t *testing.T, req int64, reqScale int8, capacity int64, capScale int8, pv int64, pvScale int8,
 		alloc int64, allocScale int8, hasAlloc bool, statusSel uint8, unknownStatus string, errorRecorded bool,
 		class uint8, failSel uint8, failValue int64, failAge int64, recovery bool, extra int64, nodeStep bool, rounded uint8) {
-		s := State{
+		s := ResizeState{
 			Request:       fuzzQuantity(req, reqScale),
 			Capacity:      fuzzQuantity(capacity, capScale),
 			PVSize:        fuzzQuantity(pv, pvScale),
@@ -105,13 +105,13 @@ func FuzzDecide(f *testing.F) {
 			a := fuzzQuantity(alloc, allocScale)
 			s.Allocated = &a
 		}
-		if int(statusSel) < len(fuzzStatuses) {
-			s.Status = fuzzStatuses[statusSel]
+		if int(statusSel) < len(fuzzResizeStatuses) {
+			s.Status = fuzzResizeStatuses[statusSel]
 		} else {
 			s.Status = v1.ClaimResourceStatus(unknownStatus)
 		}
 		if class > 0 {
-			f := &Failure{Class: fuzzClasses[(class-1)%4], At: t0.Add(-time.Duration(failAge))}
+			f := &ResizeFailure{Class: fuzzClasses[(class-1)%4], At: t0.Add(-time.Duration(failAge))}
 			if (class-1)%4 == 3 {
 				f.Reason = "FailedPrecondition" // in use
 			}
@@ -135,7 +135,7 @@ func FuzzDecide(f *testing.F) {
 		s.Rounded = fuzzRounded(s, rounded)
 		s.HandedBack = fuzzHandBack(s, rounded>>4)
 		s.PreResizeAnnotated = rounded >= 128
-		d := Decide(s, t0, retry)
+		d := DecideResize(s, t0, retry)
 		checkDecision(t, s, d)
 		if d.Action == Expand && !outOfRange(s) {
 			checkSuccess(t, s, d.Target, extra, nodeStep)
@@ -145,13 +145,13 @@ func FuzzDecide(f *testing.F) {
 
 // checkDecision fails t when d breaks an invariant for s. The invariants are
 // written from the contract (docs/design.md), not from the code.
-func checkDecision(t *testing.T, s State, d Decision) {
+func checkDecision(t *testing.T, s ResizeState, d ResizeDecision) {
 	t.Helper()
 	if d.Reason == "" {
 		t.Errorf("%s: empty reason", describe(s))
 	}
 	switch d.Action {
-	case None, Expand, Wait, RecordVolumeSize, NodeRetry, DropPreResizeCapacity, RecordShort:
+	case ResizeNone, Expand, ResizeWait, RecordVolumeSize, NodeRetry, DropPreResizeCapacity, RecordShort:
 	default:
 		t.Fatalf("%s: unknown action %d", describe(s), d.Action)
 	}
@@ -159,21 +159,21 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	// A size that cannot be compared in bounded time stops everything (and
 	// every check below compares sizes).
 	if outOfRange(s) {
-		if d.Action != None {
+		if d.Action != ResizeNone {
 			t.Errorf("%s: %s with a size out of range", describe(s), d.Action)
 		}
 		return
 	}
 
 	// Kubelet owns the volume once the PV holds the recorded size.
-	if (s.Status == nodePending || s.Status == nodeProgress) && s.Allocated != nil && s.PVSize.Cmp(*s.Allocated) >= 0 && d.Action != None {
+	if (s.Status == nodePending || s.Status == nodeProgress) && s.Allocated != nil && s.PVSize.Cmp(*s.Allocated) >= 0 && d.Action != ResizeNone {
 		t.Errorf("%s: %s while kubelet owns the volume", describe(s), d.Action)
 	}
 	// A claim whose recorded size covers its request and whose step is done
 	// (finished, or handed to kubelet with the PV at that size) is never
 	// expanded again, even when that size is above the request because
 	// the driver allocated more: no new expansion, no "lowered request".
-	if settled(s) && d.Action != None && d.Action != RecordVolumeSize && d.Action != DropPreResizeCapacity {
+	if settled(s) && d.Action != ResizeNone && d.Action != RecordVolumeSize && d.Action != DropPreResizeCapacity {
 		t.Errorf("%s: %s to %s, but the claim holds its request and no step is unfinished", describe(s), d.Action, d.Target.String())
 	}
 	// kubelet finished at the recorded size below the volume's that the
@@ -231,7 +231,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 		t.Errorf("%s: expand again to %s, the size kubelet found infeasible", describe(s), d.Target.String())
 	}
 	// ... nor is anything done until the user asks for another size.
-	if s.Status == nodeInfeasible && s.Allocated != nil && s.Request.Cmp(*s.Allocated) == 0 && d.Action != None && !handedBackOnceRefused(s) {
+	if s.Status == nodeInfeasible && s.Allocated != nil && s.Request.Cmp(*s.Allocated) == 0 && d.Action != ResizeNone && !handedBackOnceRefused(s) {
 		t.Errorf("%s: %s to %s, but the request is still the size kubelet found infeasible", describe(s), d.Action, d.Target.String())
 	}
 	// AnnotateFsResize's annotation goes once the claim has the volume's
@@ -244,7 +244,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	if d.Action == DropPreResizeCapacity {
 		return
 	}
-	if d.Action == None {
+	if d.Action == ResizeNone {
 		return
 	}
 
@@ -277,7 +277,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 	f := s.LastFailure
 	notDue := f != nil && f.Class == Infeasible && f.Target.Cmp(d.Target) == 0 && f.At.Add(retry).After(t0)
 	switch d.Action {
-	case Wait:
+	case ResizeWait:
 		if !notDue {
 			t.Errorf("%s: wait without an infeasible failure at %s that is not yet due", describe(s), d.Target.String())
 		}
@@ -297,7 +297,7 @@ func checkDecision(t *testing.T, s State, d Decision) {
 
 // settled is true when s records a size at or above its request, a
 // capacity at or above it, and no unfinished controller step.
-func settled(s State) bool {
+func settled(s ResizeState) bool {
 	if s.Allocated == nil || s.Allocated.Cmp(s.Request) < 0 || s.Capacity.Cmp(s.Request) < 0 {
 		return false
 	}
@@ -313,7 +313,7 @@ func settled(s State) bool {
 // finishedBelowRounded is true when the claim's resize is complete (no
 // status) at its recorded size, which covers the request, while its volume
 // is larger by what the resizer remembers the driver giving for that size.
-func finishedBelowRounded(s State) bool {
+func finishedBelowRounded(s ResizeState) bool {
 	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 &&
 		s.Request.Cmp(s.Capacity) <= 0 && s.PVSize.Cmp(s.Capacity) > 0 &&
 		s.Rounded != nil && s.Rounded.Target.Cmp(s.Capacity) == 0 && s.Rounded.Size.Cmp(s.PVSize) == 0
@@ -322,7 +322,7 @@ func finishedBelowRounded(s State) bool {
 // outOfRange is true when a size of s is beyond 1e30 bytes or, not zero,
 // below 1e-30 bytes in magnitude, or carries a decimal exponent beyond 1000
 // (a zero too).
-func outOfRange(s State) bool {
+func outOfRange(s ResizeState) bool {
 	sizes := []resource.Quantity{s.Request, s.Capacity, s.PVSize}
 	if s.Allocated != nil {
 		sizes = append(sizes, *s.Allocated)
@@ -340,7 +340,7 @@ func outOfRange(s State) bool {
 	return false
 }
 
-func describe(s State) string {
+func describe(s ResizeState) string {
 	alloc := "nil"
 	if s.Allocated != nil {
 		alloc = s.Allocated.String()

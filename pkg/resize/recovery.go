@@ -34,7 +34,7 @@ import (
 // (the recorded size stays the target), when the controller failed and
 // the volume already holds target (a driver is never asked for less than
 // the volume's size), or when nothing lies between the capacity and target.
-func (s State) LowerRange(target resource.Quantity) (above, below resource.Quantity, ok bool) {
+func (s ResizeState) LowerRange(target resource.Quantity) (above, below resource.Quantity, ok bool) {
 	onNode := s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible
 	if !s.Recovery || (!onNode && s.PVSize.Cmp(target) >= 0) || s.Capacity.Cmp(target) >= 0 {
 		return resource.Quantity{}, resource.Quantity{}, false
@@ -49,7 +49,7 @@ func (s State) LowerRange(target resource.Quantity) (above, below resource.Quant
 // another attempt would ask for that same size again (a request within
 // the recorded size, which may be above the request, and which a volume
 // already holding it never goes below).
-func (s State) nodeInfeasibleUnchanged() bool {
+func (s ResizeState) nodeInfeasibleUnchanged() bool {
 	if s.Status != v1.PersistentVolumeClaimNodeResizeInfeasible || s.Allocated == nil {
 		return false
 	}
@@ -66,7 +66,7 @@ func (s State) nodeInfeasibleUnchanged() bool {
 // request differs from the size it was expanding to). A second hand-back
 // lets the nodes try it; a size that kubelet refuses again waits for the
 // user, as any refused size does.
-func (s State) handBackAgain() bool {
+func (s ResizeState) handBackAgain() bool {
 	h := s.HandedBack
 	return s.Recovery && h != nil && !h.Again && s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible && s.Allocated != nil &&
 		h.Target.Cmp(*s.Allocated) == 0 && s.Request.Sign() > 0 && s.Request.Cmp(h.Target) == 0 && s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(h.Target) >= 0
@@ -75,7 +75,7 @@ func (s State) handBackAgain() bool {
 // nodeRecoverable is true when kubelet found the recorded size infeasible
 // and the user asks for a smaller size that the claim does not have yet but
 // its volume holds (KEP-1790's recovery, on the node).
-func (s State) nodeRecoverable() bool {
+func (s ResizeState) nodeRecoverable() bool {
 	return s.Recovery && s.Status == v1.PersistentVolumeClaimNodeResizeInfeasible && s.Allocated != nil && s.Request.Sign() > 0 &&
 		s.Request.Cmp(*s.Allocated) < 0 && s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(s.Request) >= 0
 }
@@ -87,7 +87,7 @@ func (s State) nodeRecoverable() bool {
 // has done its part, and asking it again would ask for less than the
 // volume has, which drivers refuse. Kubelet grows the file system to the
 // request.
-func (s State) nodeGrowable() bool {
+func (s ResizeState) nodeGrowable() bool {
 	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 &&
 		s.Request.Cmp(s.Capacity) > 0 && s.PVSize.Cmp(s.Request) >= 0
 }

@@ -29,14 +29,14 @@ import (
 // afterFailure is a claim whose attempt at target failed with class, as
 // the controller leaves it: the failure recorded in the status, and
 // remembered unless the controller restarted since.
-func afterFailure(class attempt.Class, capacity, pv, target string, restarted, recovery bool) State {
-	s := State{Request: q(target), Capacity: q(capacity), PVSize: q(pv), Allocated: qp(target),
+func afterFailure(class attempt.Class, capacity, pv, target string, restarted, recovery bool) ResizeState {
+	s := ResizeState{Request: q(target), Capacity: q(capacity), PVSize: q(pv), Allocated: qp(target),
 		Status: ctrlProgress, ErrorRecorded: true, Recovery: recovery}
 	if class == Infeasible {
 		s.Status = ctrlInfeasible
 	}
 	if !restarted {
-		s.LastFailure = failed(class, target, time.Second)
+		s.LastFailure = failedResize(class, target, time.Second)
 	}
 	return s
 }
@@ -78,18 +78,18 @@ func TestLowerRangeAfterNodeInfeasible(t *testing.T) {
 		{"0", "2Gi", "2Gi"},
 	} {
 		for _, recovery := range []bool{true, false} {
-			s := State{Request: q(sz.target), Capacity: q(sz.capacity), PVSize: q(sz.pv), Allocated: qp(sz.target), Status: nodeInfeasible, Recovery: recovery}
+			s := ResizeState{Request: q(sz.target), Capacity: q(sz.capacity), PVSize: q(sz.pv), Allocated: qp(sz.target), Status: nodeInfeasible, Recovery: recovery}
 			t.Run(fmt.Sprintf("%+v recovery=%v", sz, recovery), func(t *testing.T) { checkLowerRange(t, s, q(sz.target)) })
 		}
 	}
 }
 
-func checkLowerRange(t *testing.T, s State, target resource.Quantity) {
+func checkLowerRange(t *testing.T, s ResizeState, target resource.Quantity) {
 	above, below, ok := s.LowerRange(target)
 	for _, r := range requestsAbove(s.Capacity, target) {
 		lowered := s
 		lowered.Request = r
-		d := Decide(lowered, t0, retry)
+		d := DecideResize(lowered, t0, retry)
 		inside := ok && r.Cmp(above) > 0 && r.Cmp(below) < 0
 		another := (d.Action == Expand || d.Action == NodeRetry) && d.Target.Cmp(target) < 0
 		if inside != another {
@@ -121,16 +121,16 @@ func requestsAbove(capacity, target resource.Quantity) []resource.Quantity {
 func TestLowerRange(t *testing.T) {
 	tests := []struct {
 		name      string
-		state     State
+		state     ResizeState
 		target    string
 		wantRange string // "" when none
 	}{
-		{name: "above the capacity, below the target", state: State{Capacity: q("1Gi"), PVSize: q("1Gi"), Recovery: true}, target: "10Gi", wantRange: "(1Gi, 10Gi)"},
-		{name: "PV grown meanwhile: still from the capacity", state: State{Capacity: q("1Gi"), PVSize: q("3Gi"), Recovery: true}, target: "10Gi", wantRange: "(1Gi, 10Gi)"},
-		{name: "recovery gate off", state: State{Capacity: q("1Gi"), PVSize: q("1Gi")}, target: "10Gi"},
-		{name: "volume already at the target", state: State{Capacity: q("1Gi"), PVSize: q("10Gi"), Recovery: true}, target: "10Gi"},
-		{name: "nothing between capacity and target", state: State{Capacity: q("2Gi"), PVSize: q("1Gi"), Recovery: true}, target: "2Gi"},
-		{name: "no status capacity", state: State{PVSize: q("1Gi"), Recovery: true, Status: v1.PersistentVolumeClaimControllerResizeInfeasible}, target: "2Gi", wantRange: "(0, 2Gi)"},
+		{name: "above the capacity, below the target", state: ResizeState{Capacity: q("1Gi"), PVSize: q("1Gi"), Recovery: true}, target: "10Gi", wantRange: "(1Gi, 10Gi)"},
+		{name: "PV grown meanwhile: still from the capacity", state: ResizeState{Capacity: q("1Gi"), PVSize: q("3Gi"), Recovery: true}, target: "10Gi", wantRange: "(1Gi, 10Gi)"},
+		{name: "recovery gate off", state: ResizeState{Capacity: q("1Gi"), PVSize: q("1Gi")}, target: "10Gi"},
+		{name: "volume already at the target", state: ResizeState{Capacity: q("1Gi"), PVSize: q("10Gi"), Recovery: true}, target: "10Gi"},
+		{name: "nothing between capacity and target", state: ResizeState{Capacity: q("2Gi"), PVSize: q("1Gi"), Recovery: true}, target: "2Gi"},
+		{name: "no status capacity", state: ResizeState{PVSize: q("1Gi"), Recovery: true, Status: v1.PersistentVolumeClaimControllerResizeInfeasible}, target: "2Gi", wantRange: "(0, 2Gi)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -61,7 +61,7 @@ func CheckSize(q resource.Quantity) error {
 // Validate returns an error when a size of s is out of range (see
 // CheckSize): no decision can be made about such a claim, and Decide leaves
 // it alone.
-func (s State) Validate() error {
+func (s ResizeState) Validate() error {
 	type named struct {
 		what string
 		q    *resource.Quantity

@@ -32,30 +32,30 @@ func TestDecideUncomparableSizes(t *testing.T) {
 	tiny := *resource.NewScaledQuantity(1, -2000000000)
 	tests := []struct {
 		name    string
-		state   State
+		state   ResizeState
 		wantErr string
 	}{
-		{name: "huge request", state: State{Request: huge, Capacity: q("1Gi"), PVSize: q("1Gi")}, wantErr: "requested size: size with decimal exponent 2000000000 is out of range"},
-		{name: "huge negative request", state: State{Request: q("-1e2000000000"), Capacity: q("1Gi"), PVSize: q("1Gi")}, wantErr: "requested size"},
-		{name: "huge status capacity", state: State{Request: q("2Gi"), Capacity: huge, PVSize: q("1Gi")}, wantErr: "status capacity"},
-		{name: "huge PV size", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: huge}, wantErr: "PV capacity"},
-		{name: "huge allocated size", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: &huge, Status: ctrlProgress}, wantErr: "allocated size"},
-		{name: "tiny allocated size", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: &tiny, Status: ctrlProgress}, wantErr: "allocated size: size with decimal exponent -2000000000 is out of range"},
-		{name: "huge failed size", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), LastFailure: &Failure{Class: Infeasible, Target: huge, At: t0}}, wantErr: "size of the last failure"},
-		{name: "zero with a huge exponent", state: State{Request: q("2Gi"), Capacity: q("0e2000000000"), PVSize: q("1Gi")}, wantErr: "status capacity: size with decimal exponent 2000000000"},
-		{name: "tiny size", state: State{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: *resource.NewScaledQuantity(1, -40)}, wantErr: "PV capacity: size 1e-40 is out of range (less than 1e-30 bytes)"},
-		{name: "long mantissa", state: State{Request: q(strings.Repeat("9", 400)), Capacity: q("1Gi"), PVSize: q("1Gi")}, wantErr: "...(400 characters)"},
+		{name: "huge request", state: ResizeState{Request: huge, Capacity: q("1Gi"), PVSize: q("1Gi")}, wantErr: "requested size: size with decimal exponent 2000000000 is out of range"},
+		{name: "huge negative request", state: ResizeState{Request: q("-1e2000000000"), Capacity: q("1Gi"), PVSize: q("1Gi")}, wantErr: "requested size"},
+		{name: "huge status capacity", state: ResizeState{Request: q("2Gi"), Capacity: huge, PVSize: q("1Gi")}, wantErr: "status capacity"},
+		{name: "huge PV size", state: ResizeState{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: huge}, wantErr: "PV capacity"},
+		{name: "huge allocated size", state: ResizeState{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: &huge, Status: ctrlProgress}, wantErr: "allocated size"},
+		{name: "tiny allocated size", state: ResizeState{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), Allocated: &tiny, Status: ctrlProgress}, wantErr: "allocated size: size with decimal exponent -2000000000 is out of range"},
+		{name: "huge failed size", state: ResizeState{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: q("1Gi"), LastFailure: &ResizeFailure{Class: Infeasible, Target: huge, At: t0}}, wantErr: "size of the last failure"},
+		{name: "zero with a huge exponent", state: ResizeState{Request: q("2Gi"), Capacity: q("0e2000000000"), PVSize: q("1Gi")}, wantErr: "status capacity: size with decimal exponent 2000000000"},
+		{name: "tiny size", state: ResizeState{Request: q("2Gi"), Capacity: q("1Gi"), PVSize: *resource.NewScaledQuantity(1, -40)}, wantErr: "PV capacity: size 1e-40 is out of range (less than 1e-30 bytes)"},
+		{name: "long mantissa", state: ResizeState{Request: q(strings.Repeat("9", 400)), Capacity: q("1Gi"), PVSize: q("1Gi")}, wantErr: "...(400 characters)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.state.Validate(); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("Validate() = %v, want %q", err, tc.wantErr)
 			}
-			done := make(chan Decision, 1)
-			go func() { done <- Decide(tc.state, t0, retry) }()
+			done := make(chan ResizeDecision, 1)
+			go func() { done <- DecideResize(tc.state, t0, retry) }()
 			select {
 			case d := <-done:
-				if d.Action != None || !strings.Contains(d.Reason, tc.wantErr) {
+				if d.Action != ResizeNone || !strings.Contains(d.Reason, tc.wantErr) {
 					t.Errorf("decision = %s (%q), want none because %q", d.Action, d.Reason, tc.wantErr)
 				}
 			case <-time.After(10 * time.Second):
@@ -66,11 +66,11 @@ func TestDecideUncomparableSizes(t *testing.T) {
 
 	// Sizes beyond int64 but within range are decided as usual: the CSI
 	// resizer refuses them later with a clear error.
-	s := State{Request: q("9223372036854775809"), Capacity: q("8Ei"), PVSize: q("8Ei")}
+	s := ResizeState{Request: q("9223372036854775809"), Capacity: q("8Ei"), PVSize: q("8Ei")}
 	if err := s.Validate(); err != nil {
 		t.Fatalf("8Ei+1: %v", err)
 	}
-	if d := Decide(s, t0, retry); d.Action != Expand || d.Target.Cmp(s.Request) != 0 {
+	if d := DecideResize(s, t0, retry); d.Action != Expand || d.Target.Cmp(s.Request) != 0 {
 		t.Errorf("8Ei+1: %s to %s, want expand to the request", d.Action, d.Target.String())
 	}
 }

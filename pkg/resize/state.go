@@ -22,12 +22,12 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 )
 
-// StateOf reads the State of pvc and its volume pv. last is what the
+// ResizeStateOf reads the State of pvc and its volume pv. last is what the
 // resizer remembers of the claim's last failed attempt (nil after a
 // restart, or for a reader that is not the resizer); recovery is the
 // RecoverVolumeExpansionFailure gate.
-func StateOf(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, recovery bool, last *Failure) State {
-	s := State{
+func ResizeStateOf(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, recovery bool, last *ResizeFailure) ResizeState {
+	s := ResizeState{
 		Request:       pvc.Spec.Resources.Requests[v1.ResourceStorage],
 		Capacity:      pvc.Status.Capacity[v1.ResourceStorage],
 		PVSize:        pv.Spec.Capacity[v1.ResourceStorage],

@@ -37,7 +37,7 @@ const maxExtra = 1 << 40
 // driver's capacity and never less than the target, that the claim is not
 // expanded again while its request stays within that capacity, and that a
 // request above it is expanded to as usual.
-func checkSuccess(t *testing.T, s State, target resource.Quantity, extra int64, nodeStep bool) {
+func checkSuccess(t *testing.T, s ResizeState, target resource.Quantity, extra int64, nodeStep bool) {
 	t.Helper()
 	size := target.DeepCopy()
 	size.Add(*resource.NewQuantity(abs(extra%maxExtra), resource.BinarySI))
@@ -98,21 +98,21 @@ func checkSuccess(t *testing.T, s State, target resource.Quantity, extra int64, 
 
 // expectAfter checks the decision on a claim whose expansion finished: a
 // request within the capacity is left alone, a larger one expanded to.
-func expectAfter(t *testing.T, what string, s State) {
+func expectAfter(t *testing.T, what string, s ResizeState) {
 	t.Helper()
 	if s.Request.Cmp(s.Capacity) <= 0 {
 		expectNothing(t, what, s)
 		return
 	}
-	d := Decide(s, t0, retry)
+	d := DecideResize(s, t0, retry)
 	if d.Action != Expand || d.Target.Cmp(s.Request) != 0 || !d.RecordIntent {
 		t.Errorf("%s: %s to %s (intent %v, %s), want an expansion to the request %s", what, d.Action, d.Target.String(), d.RecordIntent, d.Reason, s.Request.String())
 	}
 }
 
-func expectNothing(t *testing.T, what string, s State) {
+func expectNothing(t *testing.T, what string, s ResizeState) {
 	t.Helper()
-	if d := Decide(s, t0, retry); d.Action != None {
+	if d := DecideResize(s, t0, retry); d.Action != ResizeNone {
 		t.Errorf("%s: %s to %s (%s), want nothing", what, d.Action, d.Target.String(), d.Reason)
 	}
 }
@@ -122,25 +122,25 @@ func expectNothing(t *testing.T, what string, s State) {
 // the volume holds it already, else by an expansion. Settling at the
 // volume's size would record a file system kubelet never grew to the
 // request.
-func expectExpandBeyond(t *testing.T, what string, s State) {
+func expectExpandBeyond(t *testing.T, what string, s ResizeState) {
 	t.Helper()
 	want := Expand
 	if s.PVSize.Cmp(s.Request) >= 0 {
 		want = NodeRetry
 	}
-	if d := Decide(s, t0, retry); d.Action != want || d.Target.Cmp(s.Request) != 0 {
+	if d := DecideResize(s, t0, retry); d.Action != want || d.Target.Cmp(s.Request) != 0 {
 		t.Errorf("%s: %s to %s (%s), want %s to the request %s", what, d.Action, d.Target.String(), d.Reason, want, s.Request.String())
 	}
 }
 
 // settleAfterKubelet checks that a claim kubelet finished below its volume's
 // size is settled at that size, and returns it settled.
-func settleAfterKubelet(t *testing.T, what string, s State) State {
+func settleAfterKubelet(t *testing.T, what string, s ResizeState) ResizeState {
 	t.Helper()
 	if s.PVSize.Cmp(s.Capacity) <= 0 {
 		return s
 	}
-	d := Decide(s, t0, retry)
+	d := DecideResize(s, t0, retry)
 	if d.Action != RecordVolumeSize || d.Target.Cmp(s.PVSize) != 0 {
 		t.Errorf("%s, kubelet finished at %s: %s to %s (%s), want to settle at the volume's %s", what, s.Capacity.String(), d.Action, d.Target.String(), d.Reason, s.PVSize.String())
 		return s
@@ -150,14 +150,14 @@ func settleAfterKubelet(t *testing.T, what string, s State) State {
 
 // finishOnNode is kubelet's part: the claim's capacity becomes the
 // allocated size, and the resize status goes.
-func finishOnNode(s State) State {
+func finishOnNode(s ResizeState) ResizeState {
 	s.Capacity = *s.Allocated
 	s.Status = ""
 	return s
 }
 
 // claimOf is a claim recorded as s says.
-func claimOf(s State) *v1.PersistentVolumeClaim {
+func claimOf(s ResizeState) *v1.PersistentVolumeClaim {
 	pvc := &v1.PersistentVolumeClaim{
 		Spec: v1.PersistentVolumeClaimSpec{Resources: v1.VolumeResourceRequirements{
 			Requests: v1.ResourceList{v1.ResourceStorage: s.Request}}},
@@ -177,8 +177,8 @@ func claimOf(s State) *v1.PersistentVolumeClaim {
 
 // stateOfClaim reads a claim as the controller does after a success, which
 // clears the remembered failure.
-func stateOfClaim(pvc *v1.PersistentVolumeClaim, pvSize resource.Quantity, recovery bool) State {
-	s := State{
+func stateOfClaim(pvc *v1.PersistentVolumeClaim, pvSize resource.Quantity, recovery bool) ResizeState {
+	s := ResizeState{
 		Request:       pvc.Spec.Resources.Requests[v1.ResourceStorage],
 		Capacity:      pvc.Status.Capacity[v1.ResourceStorage],
 		PVSize:        pvSize,

@@ -70,8 +70,8 @@ func TestDriverNonsense(t *testing.T) {
 			tc.arm(d)
 			size, _, err := (&CSI{Driver: c}).Expand(context.Background(), csiVolume("vol-1"), resource.MustParse("2Gi"), nil)
 			if tc.wantCode != codes.OK {
-				if err == nil || status.Code(err) != tc.wantCode || resize.Rules.ClassOf(err) != tc.wantClass {
-					t.Fatalf("Expand error = %v (class %s), want code %s, class %s", err, resize.Rules.ClassOf(err), tc.wantCode, tc.wantClass)
+				if err == nil || status.Code(err) != tc.wantCode || resize.ResizeRules.ClassOf(err) != tc.wantClass {
+					t.Fatalf("Expand error = %v (class %s), want code %s, class %s", err, resize.ResizeRules.ClassOf(err), tc.wantCode, tc.wantClass)
 				}
 				if !size.IsZero() {
 					t.Errorf("size %s returned with an error", size.String())
@@ -128,8 +128,8 @@ func TestRefusedBeforeTheDriver(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("Expand did not return")
 			}
-			if status.Code(err) != tc.wantCode || resize.Rules.ClassOf(err) != attempt.Infeasible {
-				t.Fatalf("Expand error = %v (code %s, class %s), want code %s, infeasible", err, status.Code(err), resize.Rules.ClassOf(err), tc.wantCode)
+			if status.Code(err) != tc.wantCode || resize.ResizeRules.ClassOf(err) != attempt.Infeasible {
+				t.Fatalf("Expand error = %v (code %s, class %s), want code %s, infeasible", err, status.Code(err), resize.ResizeRules.ClassOf(err), tc.wantCode)
 			}
 			if !strings.Contains(err.Error(), tc.wantMsg) || strings.HasPrefix(err.Error(), "rpc error") {
 				t.Errorf("error %q: want %q, and no sign of a driver answer", err, tc.wantMsg)
@@ -165,8 +165,8 @@ func TestDriverStopsMidCall(t *testing.T) {
 	d.Stop()
 	select {
 	case err := <-done:
-		if err == nil || resize.Rules.ClassOf(err) != attempt.Uncertain {
-			t.Fatalf("Expand error = %v (class %s), want an uncertain error", err, resize.Rules.ClassOf(err))
+		if err == nil || resize.ResizeRules.ClassOf(err) != attempt.Uncertain {
+			t.Fatalf("Expand error = %v (class %s), want an uncertain error", err, resize.ResizeRules.ClassOf(err))
 		}
 		t.Logf("error when the driver stopped: %v", err)
 	case <-time.After(10 * time.Second):

@@ -61,11 +61,11 @@ func FuzzBytesOf(f *testing.F) {
 		huge := math.Abs(q.AsApproximateFloat64()) > 1e30
 		switch {
 		case q.Sign() <= 0:
-			if err == nil || status.Code(err) != codes.InvalidArgument || resize.Rules.ClassOf(err) != attempt.Infeasible {
+			if err == nil || status.Code(err) != codes.InvalidArgument || resize.ResizeRules.ClassOf(err) != attempt.Infeasible {
 				t.Fatalf("bytesOf(%s) = %d, %v; want an infeasible InvalidArgument", q.String(), b, err)
 			}
 		case huge || q.Cmp(maxInt64) > 0:
-			if err == nil || status.Code(err) != codes.OutOfRange || resize.Rules.ClassOf(err) != attempt.Infeasible {
+			if err == nil || status.Code(err) != codes.OutOfRange || resize.ResizeRules.ClassOf(err) != attempt.Infeasible {
 				t.Fatalf("bytesOf(%s) = %d, %v; want an infeasible OutOfRange", q.String(), b, err)
 			}
 		default:

@@ -95,8 +95,8 @@ func modifyStatus(s v1.PersistentVolumeClaimModifyVolumeStatus) option {
 	}
 }
 
-// classes sets the class fields without a modifyVolumeStatus.
-func classes(spec, current string) option {
+// withClasses sets the class fields without a modifyVolumeStatus.
+func withClasses(spec, current string) option {
 	return func(c *slim.Claim) { c.Classes = &slim.ClaimClasses{Spec: &spec, Current: &current} }
 }
 
@@ -107,6 +107,6 @@ func always(*slim.Claim) bool { return true }
 func never(*slim.Claim) bool { return false }
 
 // entry is the expected entry of op and state since at, read from from.
-func entry(op Operation, state State, at time.Time, from v1.PersistentVolumeClaimConditionType) Entry {
+func entry(op Operation, state Stage, at time.Time, from v1.PersistentVolumeClaimConditionType) Entry {
 	return Entry{Key: Key{op, state}, Since: at, SinceFrom: from}
 }

@@ -28,7 +28,7 @@ const (
 	modifyError = v1.PersistentVolumeClaimVolumeModifyVolumeError
 )
 
-// ModifyOf returns the state of c's modification; ok is false when none is
+// UnfinishedModify returns the state of c's modification; ok is false when none is
 // unfinished. The state is status.modifyVolumeStatus.status: Pending is
 // pending, InProgress in_progress (also after a failure that is retried),
 // Infeasible infeasible. A claim whose spec names a class that no attempt
@@ -45,17 +45,17 @@ const (
 //	infeasible   ModifyVolumeError, else ModifyingVolume: the same time
 //	             (the resizer carries it while the class stays), so the
 //	             slow retries of an infeasible class keep it
-func ModifyOf(c *slim.Claim) (e Entry, ok bool) {
+func UnfinishedModify(c *slim.Claim) (e Entry, ok bool) {
 	if c.Classes == nil || c.Classes.Modify == nil {
 		return Entry{}, false
 	}
 	switch c.Classes.Modify.Status {
 	case v1.PersistentVolumeClaimModifyVolumePending:
-		return since(c, Key{Modify, ModifyPending}, modifying), true
+		return since(c, Key{OpModify, ModifyPending}, modifying), true
 	case v1.PersistentVolumeClaimModifyVolumeInProgress:
-		return since(c, Key{Modify, ModifyInProgress}, modifying, modifyError), true
+		return since(c, Key{OpModify, ModifyInProgress}, modifying, modifyError), true
 	case v1.PersistentVolumeClaimModifyVolumeInfeasible:
-		return since(c, Key{Modify, ModifyInfeasible}, modifyError, modifying), true
+		return since(c, Key{OpModify, ModifyInfeasible}, modifyError, modifying), true
 	}
 	return Entry{}, false
 }

@@ -39,43 +39,43 @@ func TestModifyOf(t *testing.T) {
 	}{
 		{name: "pending as the resizer records it: since unknown",
 			claim: claim(modifyStatus(pending)),
-			want:  entry(Modify, ModifyPending, time.Time{}, "")},
+			want:  entry(OpModify, ModifyPending, time.Time{}, "")},
 		{name: "pending with a ModifyingVolume of another writer",
 			claim: claim(modifyStatus(pending), condition(modifying, t1)),
-			want:  entry(Modify, ModifyPending, t1, modifying)},
+			want:  entry(OpModify, ModifyPending, t1, modifying)},
 		{name: "in progress since ModifyingVolume",
 			claim: claim(modifyStatus(inProgress), condition(modifying, t1)),
-			want:  entry(Modify, ModifyInProgress, t1, modifying)},
+			want:  entry(OpModify, ModifyInProgress, t1, modifying)},
 		{name: "in progress after a failure: still since the attempt",
 			claim: claim(modifyStatus(inProgress), condition(modifying, t1), condition(modifyError, t2)),
-			want:  entry(Modify, ModifyInProgress, t1, modifying)},
+			want:  entry(OpModify, ModifyInProgress, t1, modifying)},
 		{name: "in progress with only ModifyVolumeError",
 			claim: claim(modifyStatus(inProgress), condition(modifyError, t2)),
-			want:  entry(Modify, ModifyInProgress, t2, modifyError)},
+			want:  entry(OpModify, ModifyInProgress, t2, modifyError)},
 		{name: "in progress without conditions: since unknown",
 			claim: claim(modifyStatus(inProgress)),
-			want:  entry(Modify, ModifyInProgress, time.Time{}, "")},
+			want:  entry(OpModify, ModifyInProgress, time.Time{}, "")},
 		{name: "infeasible since ModifyVolumeError",
 			claim: claim(modifyStatus(infeasible), condition(modifying, t1), condition(modifyError, t2)),
-			want:  entry(Modify, ModifyInfeasible, t2, modifyError)},
+			want:  entry(OpModify, ModifyInfeasible, t2, modifyError)},
 		{name: "infeasible without ModifyVolumeError: since ModifyingVolume",
 			claim: claim(modifyStatus(infeasible), condition(modifying, t1)),
-			want:  entry(Modify, ModifyInfeasible, t1, modifying)},
+			want:  entry(OpModify, ModifyInfeasible, t1, modifying)},
 		{name: "infeasible with a ModifyVolumeError that is not True",
 			claim: claim(modifyStatus(infeasible), conditionWith(modifyError, v1.ConditionFalse, t2)),
-			want:  entry(Modify, ModifyInfeasible, time.Time{}, "")},
+			want:  entry(OpModify, ModifyInfeasible, time.Time{}, "")},
 
 		{name: "no class fields", claim: claim(), want: none},
-		{name: "a class at its target", claim: claim(classes("gold", "gold")), want: none},
-		{name: "a new class no attempt has recorded yet", claim: claim(classes("gold", "silver")), want: none},
-		{name: "modify conditions without a status", claim: claim(classes("gold", "silver"), condition(modifying, t1)), want: none},
+		{name: "a class at its target", claim: claim(withClasses("gold", "gold")), want: none},
+		{name: "a new class no attempt has recorded yet", claim: claim(withClasses("gold", "silver")), want: none},
+		{name: "modify conditions without a status", claim: claim(withClasses("gold", "silver"), condition(modifying, t1)), want: none},
 		{name: "a status this package does not know", claim: claim(modifyStatus("SomethingNew"), condition(modifying, t1)), want: none},
 		{name: "an empty status", claim: claim(modifyStatus("")), want: none},
 		{name: "only resize conditions", claim: claim(condition(resizing, t1)), want: none},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := ModifyOf(tc.claim)
+			got, ok := UnfinishedModify(tc.claim)
 			if ok != (tc.want != none) || got != tc.want {
 				t.Errorf("ModifyOf = %+v, %v; want %+v, %v", got, ok, tc.want, tc.want != none)
 			}

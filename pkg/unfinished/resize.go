@@ -30,7 +30,7 @@ const (
 	nodeError          = v1.PersistentVolumeClaimNodeResizeError
 )
 
-// ResizeOf returns the state of c's expansion; ok is false when none is
+// UnfinishedResize returns the state of c's expansion; ok is false when none is
 // unfinished.
 //
 // The state is status.allocatedResourceStatuses[storage]:
@@ -75,19 +75,19 @@ const (
 //	                        resizer began expanding to the recorded size;
 //	                        unknown for a request held back before any
 //	                        attempt, which records nothing
-func ResizeOf(c *slim.Claim, heldBack HeldBack) (e Entry, ok bool) {
+func UnfinishedResize(c *slim.Claim, heldBack HeldBack) (e Entry, ok bool) {
 	state, recorded := recordedResize(c)
 	if heldBack != nil && heldBack(c) {
-		return since(c, Key{Resize, WaitingInUse}, resizing, controllerError), true
+		return since(c, Key{OpResize, WaitingInUse}, resizing, controllerError), true
 	}
 	if !recorded {
 		return Entry{}, false
 	}
-	return since(c, Key{Resize, state}, resizeSince(state)...), true
+	return since(c, Key{OpResize, state}, resizeSince(state)...), true
 }
 
 // recordedResize returns the state c's status records; false when none.
-func recordedResize(c *slim.Claim) (State, bool) {
+func recordedResize(c *slim.Claim) (Stage, bool) {
 	if c.ResizeStatus == nil || *c.ResizeStatus == "" {
 		return fromConditions(c)
 	}
@@ -111,7 +111,7 @@ func recordedResize(c *slim.Claim) (State, bool) {
 
 // fromConditions reads the state from the conditions alone, for API servers
 // that drop allocatedResourceStatuses.
-func fromConditions(c *slim.Claim) (State, bool) {
+func fromConditions(c *slim.Claim) (Stage, bool) {
 	switch {
 	case hasCondition(c, controllerError):
 		return ControllerError, true
@@ -132,7 +132,7 @@ var (
 	sinceNodeInfeasible  = []v1.PersistentVolumeClaimConditionType{nodeError, fileSystemResizing}
 )
 
-func resizeSince(s State) []v1.PersistentVolumeClaimConditionType {
+func resizeSince(s Stage) []v1.PersistentVolumeClaimConditionType {
 	switch s {
 	case ControllerInProgress:
 		return sinceResizing

@@ -38,67 +38,67 @@ type Operation string
 
 // The operations, as the metrics' operation label names them.
 const (
-	// Resize is volume expansion: spec.resources.requests.storage.
-	Resize Operation = "resize"
-	// Modify is volume modification: spec.volumeAttributesClassName.
-	Modify Operation = "modify"
+	// OpResize is volume expansion: spec.resources.requests.storage.
+	OpResize Operation = "resize"
+	// OpModify is volume modification: spec.volumeAttributesClassName.
+	OpModify Operation = "modify"
 )
 
-// State is a step of an operation at which a claim is now, as the metrics'
+// Stage is a step of an operation at which a claim is now, as the metrics'
 // state label names it.
-type State string
+type Stage string
 
 // The states of Resize.
 const (
 	// ControllerInProgress: the resizer has recorded the expansion
 	// (ControllerResizeInProgress) and calls, or will call, the driver.
-	ControllerInProgress State = "controller_in_progress"
+	ControllerInProgress Stage = "controller_in_progress"
 	// ControllerError: the driver's last answer was a failure the resizer
 	// recorded as ControllerResizeError; it retries, the user may change
 	// the request.
-	ControllerError State = "controller_error"
+	ControllerError Stage = "controller_error"
 	// ControllerInfeasible: the driver said the size cannot be had
 	// (ControllerResizeInfeasible); the user must change the request.
-	ControllerInfeasible State = "controller_infeasible"
+	ControllerInfeasible Stage = "controller_infeasible"
 	// NodePending: the volume has grown; kubelet must grow the file system
 	// when a pod mounts it (NodeResizePending).
-	NodePending State = "node_pending"
+	NodePending Stage = "node_pending"
 	// NodeInProgress: kubelet is growing the file system
 	// (NodeResizeInProgress).
-	NodeInProgress State = "node_in_progress"
+	NodeInProgress Stage = "node_in_progress"
 	// NodeInfeasible: kubelet said the size cannot be had on the node
 	// (NodeResizeInfeasible); the user must change the request.
-	NodeInfeasible State = "node_infeasible"
+	NodeInfeasible Stage = "node_infeasible"
 	// WaitingInUse: the driver expands only volumes no pod uses, and a pod
 	// uses this one: the resizer will not call the driver until it is gone.
-	WaitingInUse State = "waiting_in_use"
+	WaitingInUse Stage = "waiting_in_use"
 )
 
 // The states of Modify, from status.modifyVolumeStatus.
 const (
 	// ModifyPending: the target VolumeAttributesClass does not exist (yet).
-	ModifyPending State = "pending"
+	ModifyPending Stage = "pending"
 	// ModifyInProgress: the resizer calls, or will call again, the driver.
-	ModifyInProgress State = "in_progress"
+	ModifyInProgress Stage = "in_progress"
 	// ModifyInfeasible: the driver refused the class; the user must change
 	// spec.volumeAttributesClassName.
-	ModifyInfeasible State = "infeasible"
+	ModifyInfeasible Stage = "infeasible"
 )
 
 // Key is an operation and one of its states.
 type Key struct {
 	Operation Operation
-	State     State
+	State     Stage
 }
 
-// Known returns every key, resize first, in the order the metrics list
+// KnownStages returns every key, resize first, in the order the metrics list
 // them.
-func Known() []Key {
+func KnownStages() []Key {
 	return []Key{
-		{Resize, ControllerInProgress}, {Resize, ControllerError}, {Resize, ControllerInfeasible},
-		{Resize, WaitingInUse},
-		{Resize, NodePending}, {Resize, NodeInProgress}, {Resize, NodeInfeasible},
-		{Modify, ModifyPending}, {Modify, ModifyInProgress}, {Modify, ModifyInfeasible},
+		{OpResize, ControllerInProgress}, {OpResize, ControllerError}, {OpResize, ControllerInfeasible},
+		{OpResize, WaitingInUse},
+		{OpResize, NodePending}, {OpResize, NodeInProgress}, {OpResize, NodeInfeasible},
+		{OpModify, ModifyPending}, {OpModify, ModifyInProgress}, {OpModify, ModifyInfeasible},
 	}
 }
 
@@ -121,20 +121,20 @@ type Entry struct {
 // resizer with Controller.HeldBackByPods); nil means never.
 type HeldBack func(c *slim.Claim) bool
 
-// Of returns c's entries: at most one per operation, resize first; nil when
+// Unfinished returns c's entries: at most one per operation, resize first; nil when
 // c is in no state.
-func Of(c *slim.Claim, heldBack HeldBack) []Entry {
-	return Append(nil, c, heldBack)
+func Unfinished(c *slim.Claim, heldBack HeldBack) []Entry {
+	return AppendUnfinished(nil, c, heldBack)
 }
 
-// Append appends c's entries to dst, as Of returns them. With room in dst it
+// AppendUnfinished appends c's entries to dst, as Of returns them. With room in dst it
 // allocates nothing, which lets the metrics go over every claim at each
 // scrape.
-func Append(dst []Entry, c *slim.Claim, heldBack HeldBack) []Entry {
-	if e, ok := ResizeOf(c, heldBack); ok {
+func AppendUnfinished(dst []Entry, c *slim.Claim, heldBack HeldBack) []Entry {
+	if e, ok := UnfinishedResize(c, heldBack); ok {
 		dst = append(dst, e)
 	}
-	if e, ok := ModifyOf(c); ok {
+	if e, ok := UnfinishedModify(c); ok {
 		dst = append(dst, e)
 	}
 	return dst

@@ -25,7 +25,7 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
-func TestOf(t *testing.T) {
+func TestUnfinished(t *testing.T) {
 	both := claim(request("2Gi"), allocated("2Gi"), status(v1.PersistentVolumeClaimNodeResizePending),
 		condition(fileSystemResizing, t1), modifyStatus(v1.PersistentVolumeClaimModifyVolumeInProgress), condition(modifying, t2))
 	tests := []struct {
@@ -35,15 +35,15 @@ func TestOf(t *testing.T) {
 	}{
 		{name: "in no state", claim: claim(), want: nil},
 		{name: "resize only", claim: claim(condition(resizing, t1)),
-			want: []Entry{entry(Resize, ControllerInProgress, t1, resizing)}},
+			want: []Entry{entry(OpResize, ControllerInProgress, t1, resizing)}},
 		{name: "modify only", claim: claim(modifyStatus(v1.PersistentVolumeClaimModifyVolumePending)),
-			want: []Entry{{Key: Key{Modify, ModifyPending}}}},
+			want: []Entry{{Key: Key{OpModify, ModifyPending}}}},
 		{name: "both, resize first", claim: both,
-			want: []Entry{entry(Resize, NodePending, t1, fileSystemResizing), entry(Modify, ModifyInProgress, t2, modifying)}},
+			want: []Entry{entry(OpResize, NodePending, t1, fileSystemResizing), entry(OpModify, ModifyInProgress, t2, modifying)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Of(tc.claim, nil); !slices.Equal(got, tc.want) {
+			if got := Unfinished(tc.claim, nil); !slices.Equal(got, tc.want) {
 				t.Errorf("Of = %+v, want %+v", got, tc.want)
 			}
 		})
@@ -55,7 +55,7 @@ func TestAppendAllocatesNothingWithRoom(t *testing.T) {
 		condition(resizing, t1), condition(controllerError, t2), modifyStatus(v1.PersistentVolumeClaimModifyVolumeInfeasible))
 	var buf [2]Entry
 	allocs := testing.AllocsPerRun(100, func() {
-		if got := Append(buf[:0], c, always); len(got) != 2 {
+		if got := AppendUnfinished(buf[:0], c, always); len(got) != 2 {
 			t.Fatalf("Append gave %d entries, want 2", len(got))
 		}
 	})
@@ -68,11 +68,11 @@ func TestAppendAllocatesNothingWithRoom(t *testing.T) {
 // the operation it belongs to, so that the metrics report each of them.
 func TestKnownCoversEveryState(t *testing.T) {
 	want := map[Key]bool{
-		{Resize, ControllerInProgress}: true, {Resize, ControllerError}: true, {Resize, ControllerInfeasible}: true,
-		{Resize, WaitingInUse}: true, {Resize, NodePending}: true, {Resize, NodeInProgress}: true, {Resize, NodeInfeasible}: true,
-		{Modify, ModifyPending}: true, {Modify, ModifyInProgress}: true, {Modify, ModifyInfeasible}: true,
+		{OpResize, ControllerInProgress}: true, {OpResize, ControllerError}: true, {OpResize, ControllerInfeasible}: true,
+		{OpResize, WaitingInUse}: true, {OpResize, NodePending}: true, {OpResize, NodeInProgress}: true, {OpResize, NodeInfeasible}: true,
+		{OpModify, ModifyPending}: true, {OpModify, ModifyInProgress}: true, {OpModify, ModifyInfeasible}: true,
 	}
-	known := Known()
+	known := KnownStages()
 	seen := map[Key]bool{}
 	for _, k := range known {
 		if !want[k] || seen[k] {
@@ -84,7 +84,7 @@ func TestKnownCoversEveryState(t *testing.T) {
 		t.Errorf("Known = %v, want the %d keys %v", known, len(want), want)
 	}
 	known[0].State = "changed"
-	if Known()[0].State == "changed" {
+	if KnownStages()[0].State == "changed" {
 		t.Error("changing the result of Known changed the next one")
 	}
 }

@@ -36,7 +36,7 @@ import (
 type nodeState struct {
 	Status v1.ClaimResourceStatus
 	// State is what csi_resizer_claims counts it as.
-	State unfinished.State
+	State unfinished.Stage
 	// Condition is the condition the claim carries in it: the resizer's
 	// FileSystemResizePending when it hands the volume over (kubelet
 	// keeps it while it grows the file system), kubelet's NodeResizeError
@@ -61,8 +61,8 @@ func stateOf(i int) (nodeState, bool) {
 }
 
 // expectedStates counts the claims 0 to n-1 by the state they are put in.
-func expectedStates(n int) map[unfinished.State]int {
-	want := map[unfinished.State]int{}
+func expectedStates(n int) map[unfinished.Stage]int {
+	want := map[unfinished.Stage]int{}
 	for i := range n {
 		if st, ok := stateOf(i); ok {
 			want[st.State]++

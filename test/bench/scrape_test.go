@@ -34,7 +34,7 @@ import (
 )
 
 func TestStateOfRotatesOneInTen(t *testing.T) {
-	for i, want := range map[int]unfinished.State{0: unfinished.NodePending, 10: unfinished.NodeInProgress, 20: unfinished.NodeInfeasible, 30: unfinished.NodePending} {
+	for i, want := range map[int]unfinished.Stage{0: unfinished.NodePending, 10: unfinished.NodeInProgress, 20: unfinished.NodeInfeasible, 30: unfinished.NodePending} {
 		if st, ok := stateOf(i); !ok || st.State != want {
 			t.Errorf("stateOf(%d) = %v, %v; want %s", i, st.State, ok, want)
 		}
@@ -46,11 +46,11 @@ func TestStateOfRotatesOneInTen(t *testing.T) {
 	}
 	tests := []struct {
 		n    int
-		want map[unfinished.State]int
+		want map[unfinished.Stage]int
 	}{
-		{n: 10000, want: map[unfinished.State]int{unfinished.NodePending: 334, unfinished.NodeInProgress: 333, unfinished.NodeInfeasible: 333}},
-		{n: 50000, want: map[unfinished.State]int{unfinished.NodePending: 1667, unfinished.NodeInProgress: 1667, unfinished.NodeInfeasible: 1666}},
-		{n: 1, want: map[unfinished.State]int{unfinished.NodePending: 1}},
+		{n: 10000, want: map[unfinished.Stage]int{unfinished.NodePending: 334, unfinished.NodeInProgress: 333, unfinished.NodeInfeasible: 333}},
+		{n: 50000, want: map[unfinished.Stage]int{unfinished.NodePending: 1667, unfinished.NodeInProgress: 1667, unfinished.NodeInfeasible: 1666}},
+		{n: 1, want: map[unfinished.Stage]int{unfinished.NodePending: 1}},
 	}
 	for _, tc := range tests {
 		if got := expectedStates(tc.n); !maps.Equal(got, tc.want) {
@@ -85,8 +85,8 @@ func TestSetNodeStateIsCountedAndLeftAlone(t *testing.T) {
 		t.Run(string(st.State), func(t *testing.T) {
 			pvc := boundAt(scrapeGrown)
 			setNodeState(pvc, st, since)
-			entries := unfinished.Of(slim.NewClaim(pvc), nil)
-			if len(entries) != 1 || entries[0].Key != (unfinished.Key{Operation: unfinished.Resize, State: st.State}) {
+			entries := unfinished.Unfinished(slim.NewClaim(pvc), nil)
+			if len(entries) != 1 || entries[0].Key != (unfinished.Key{Operation: unfinished.OpResize, State: st.State}) {
 				t.Fatalf("entries = %+v, want one in resize/%s", entries, st.State)
 			}
 			if !entries[0].Since.Equal(since) {
@@ -94,11 +94,11 @@ func TestSetNodeStateIsCountedAndLeftAlone(t *testing.T) {
 			}
 			allocated := pvc.Status.AllocatedResources[v1.ResourceStorage]
 			for _, recovery := range []bool{true, false} {
-				s := resize.State{
+				s := resize.ResizeState{
 					Request: pvc.Spec.Resources.Requests[v1.ResourceStorage], Capacity: pvc.Status.Capacity[v1.ResourceStorage],
 					PVSize: pvSize, Allocated: &allocated, Status: st.Status, Recovery: recovery,
 				}
-				if d := resize.Decide(s, since.Add(time.Hour), time.Minute); d.Action != resize.None {
+				if d := resize.DecideResize(s, since.Add(time.Hour), time.Minute); d.Action != resize.ResizeNone {
 					t.Errorf("recovery %v: decision %s (%s), want none", recovery, d.Action, d.Reason)
 				}
 			}
