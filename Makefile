@@ -130,9 +130,9 @@ test-chaos: build
 # go1.26's fuzzing coordinator at the end of -fuzztime (golang/go#75804,
 # fixed in go1.27): it runs once more.
 FUZZTIME ?= 20s
-FUZZ_TARGETS ?= FuzzDecide:./pkg/resize/ FuzzCheck:./pkg/ownership/ FuzzBytesOf:./pkg/resizer/ \
+FUZZ_TARGETS ?= FuzzDecide:./pkg/decide/ FuzzCheck:./pkg/ownership/ FuzzBytesOf:./pkg/driver/ \
 	FuzzCheckCapacity:./pkg/controller/ FuzzResolveTemplate:./pkg/secrets/ \
-	FuzzModifyDecide:./pkg/modify/
+	FuzzModifyDecide:./pkg/decide/
 test-fuzz:
 	@mkdir -p _output; summary=""; failed=""; \
 	for target in $(FUZZ_TARGETS); do \

@@ -28,7 +28,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csi-resizer/csi-resizer/pkg/features"
+	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 // mainEnv makes the test binary run the real main instead of the tests, so
@@ -183,7 +183,7 @@ func TestHelpListsEveryGate(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("--help: exit %d, stderr %q", r.code, r.stderr)
 	}
-	for name := range features.NewGate().GetAll() {
+	for name := range options.NewGate().GetAll() {
 		if !strings.Contains(r.stdout, "\t"+string(name)+"=") {
 			t.Errorf("--help does not list the gate %s", name)
 		}

@@ -25,7 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 )
 
 // driverOperation is what the attempt needs to know of expansion or of
@@ -33,13 +33,13 @@ import (
 // errors are classed, and how its outcomes are named.
 type driverOperation[T, R any] struct {
 	track *track[T, R]
-	rules attempt.Rules
+	rules decide.Rules
 	// same reports whether two targets are the same size or class.
 	same func(a, b T) bool
 	// failedReason is the reason of the operation's warning events.
 	failedReason string
 	// result names a failure for the duration metric.
-	result func(attempt.Failure[T]) string
+	result func(decide.Failure[T]) string
 	// observe records an attempt's result and duration.
 	observe func(result string, d time.Duration)
 }
@@ -62,7 +62,7 @@ type call[T, R any] interface {
 	record(ctx context.Context, pvc *v1.PersistentVolumeClaim, r R) (string, error)
 	// failed is the claim recording f, nil when nothing is recorded, and
 	// the warning that explains f.
-	failed(pvc *v1.PersistentVolumeClaim, f attempt.Failure[T], cause error) (*v1.PersistentVolumeClaim, string)
+	failed(pvc *v1.PersistentVolumeClaim, f decide.Failure[T], cause error) (*v1.PersistentVolumeClaim, string)
 }
 
 // event is an event to emit on a claim.
@@ -81,7 +81,7 @@ func (c *Controller) emit(pvc *v1.PersistentVolumeClaim, e event) {
 // whose writes failed is remembered, so the next attempt to the same target
 // retries the writes only: the driver is not called again, and what the
 // call needed (a class, a Secret) is not read again, as it may be gone.
-func attemptCall[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, d attempt.Decision[A, T], x call[T, R]) (time.Duration, error) {
+func attemptCall[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, d decide.Decision[A, T], x call[T, R]) (time.Duration, error) {
 	start := c.Clock.Now()
 	id := idOf(key, pvc)
 	done := op.track.applied.get(id)
@@ -107,7 +107,7 @@ func attemptCall[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, o
 // callDriver records the intent when d asks, and calls the driver. It
 // returns the claim as written and the call's result. A failure is handled
 // (see failedCall) and returned as after and err.
-func callDriver[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, d attempt.Decision[A, T], x call[T, R]) (*v1.PersistentVolumeClaim, R, time.Duration, error) {
+func callDriver[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, d decide.Decision[A, T], x call[T, R]) (*v1.PersistentVolumeClaim, R, time.Duration, error) {
 	var none R
 	start := c.Clock.Now()
 	driverCall, err := x.prepare(ctx)
@@ -139,7 +139,7 @@ func callDriver[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op
 // caused it (a user's new request): forgotten, the infeasible target would
 // be asked for again at once.
 func failedCall[T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, target T, x call[T, R], cause error, start time.Time) (time.Duration, error) {
-	f := attempt.Failed(op.rules, cause, target, c.Clock.Now())
+	f := decide.Failed(op.rules, cause, target, c.Clock.Now())
 	op.track.failures.set(idOf(key, pvc), f)
 	op.observe(op.result(f), c.Clock.Since(start))
 	updated, warning := x.failed(pvc, f, cause)
@@ -152,7 +152,7 @@ func failedCall[T, R any](c *Controller, ctx context.Context, op driverOperation
 			return 0, c.writeFailed(ctx, pvc, op.failedReason, err, x.what()+": record the failure in the claim", "retried with backoff")
 		}
 	}
-	if f.Class == attempt.Infeasible {
+	if f.Class == decide.Infeasible {
 		return c.RetryMax, nil
 	}
 	return 0, fmt.Errorf("%s: %w", x.what(), cause)

@@ -38,7 +38,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
 	"github.com/csi-resizer/csi-resizer/pkg/kube"
-	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
+	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -107,7 +107,7 @@ type Config struct {
 	// instance's node, and only the claims whose volumes are pinned to it
 	// are handled (ownership.Scope). Its informer must not have been
 	// started: Volumes then keep the volumes' node affinity.
-	Node *nodeaffinity.Watcher
+	Node *ownership.Watcher
 	// OnlyOffline is true when the driver expands only volumes no pod uses.
 	OnlyOffline bool
 	// RetryStart and RetryMax bound the per-claim exponential backoff;

@@ -28,8 +28,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/csi-resizer/csi-resizer/pkg/resizer"
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/driver"
 )
 
 const (
@@ -61,7 +61,7 @@ func TestControllerOnlyExpansion(t *testing.T) {
 	equal(t, "driver calls", e.resizer.targets(), []string{"2Gi"})
 	got := e.claim("a")
 	equal(t, "claim", summary(got), "capacity=2Gi allocated=2Gi status=- conditions=[]")
-	equal(t, "annotation", got.Annotations[statuspatch.AnnNodeExpansionNotRequired], "true")
+	equal(t, "annotation", got.Annotations[claimstatus.AnnNodeExpansionNotRequired], "true")
 	equal(t, "PV size", pvSize(e.volume("pv-a")), "2Gi")
 
 	e.clearActions()
@@ -71,7 +71,7 @@ func TestControllerOnlyExpansion(t *testing.T) {
 }
 
 func TestControllerAndNodeExpansion(t *testing.T) {
-	pvc := claim("a", "2Gi", "1Gi", annotated(statuspatch.AnnNodeExpansionNotRequired, "true"))
+	pvc := claim("a", "2Gi", "1Gi", annotated(claimstatus.AnnNodeExpansionNotRequired, "true"))
 	e := newEnv(t, &fakeResizer{nodeStep: true}, objects(pvc, volume(pvc, "1Gi")), func(c *Config) { c.AnnotateFsResize = true })
 	e.mustSync("a")
 
@@ -79,13 +79,13 @@ func TestControllerAndNodeExpansion(t *testing.T) {
 	equal(t, "events", e.events(), []string{evResizing, evNodeStep})
 	got := e.claim("a")
 	equal(t, "claim", summary(got), "capacity=1Gi allocated=2Gi status=NodeResizePending conditions=[FileSystemResizePending]")
-	equal(t, "condition message", got.Status.Conditions[0].Message, statuspatch.FileSystemResizePendingMessage)
-	if _, ok := got.Annotations[statuspatch.AnnNodeExpansionNotRequired]; ok {
-		t.Errorf("annotation %s kept", statuspatch.AnnNodeExpansionNotRequired)
+	equal(t, "condition message", got.Status.Conditions[0].Message, claimstatus.FileSystemResizePendingMessage)
+	if _, ok := got.Annotations[claimstatus.AnnNodeExpansionNotRequired]; ok {
+		t.Errorf("annotation %s kept", claimstatus.AnnNodeExpansionNotRequired)
 	}
 	pv := e.volume("pv-a")
 	equal(t, "PV size", pvSize(pv), "2Gi")
-	equal(t, "pre-resize annotation", pv.Annotations[statuspatch.AnnPreResizeCapacity], "1Gi")
+	equal(t, "pre-resize annotation", pv.Annotations[claimstatus.AnnPreResizeCapacity], "1Gi")
 
 	// Kubelet owns the volume now: nothing moves.
 	e.clearActions()
@@ -102,7 +102,7 @@ func TestControllerAndNodeExpansion(t *testing.T) {
 	e.clearActions()
 	e.mustSync("a")
 	equal(t, "writes after kubelet", e.writes(), []string{pvWrite})
-	if v, ok := e.volume("pv-a").Annotations[statuspatch.AnnPreResizeCapacity]; ok {
+	if v, ok := e.volume("pv-a").Annotations[claimstatus.AnnPreResizeCapacity]; ok {
 		t.Errorf("pre-resize annotation %q kept after kubelet finished", v)
 	}
 	e.clearActions()
@@ -114,7 +114,7 @@ func TestControllerAndNodeExpansion(t *testing.T) {
 	// starts from.
 	e.setRequest("a", "3Gi")
 	e.mustSync("a")
-	equal(t, "pre-resize annotation of the next expansion", e.volume("pv-a").Annotations[statuspatch.AnnPreResizeCapacity], "2Gi")
+	equal(t, "pre-resize annotation of the next expansion", e.volume("pv-a").Annotations[claimstatus.AnnPreResizeCapacity], "2Gi")
 }
 
 // TestPreResizeAnnotationWrittenOnlyWhenAbsent: while an expansion's node
@@ -135,18 +135,18 @@ func TestPreResizeAnnotationWrittenOnlyWhenAbsent(t *testing.T) {
 			pvc := claim("a", "3Gi", tc.capacity)
 			pv := volume(pvc, tc.pvSize)
 			if tc.annotation != "" {
-				pv.Annotations = map[string]string{statuspatch.AnnPreResizeCapacity: tc.annotation}
+				pv.Annotations = map[string]string{claimstatus.AnnPreResizeCapacity: tc.annotation}
 			}
 			e := newEnv(t, &fakeResizer{nodeStep: true}, objects(pvc, pv), gate)
 			e.mustSync("a")
-			equal(t, "pre-resize annotation", e.volume("pv-a").Annotations[statuspatch.AnnPreResizeCapacity], tc.want)
+			equal(t, "pre-resize annotation", e.volume("pv-a").Annotations[claimstatus.AnnPreResizeCapacity], tc.want)
 		})
 	}
 }
 
 func TestNodeOnlyDriver(t *testing.T) {
 	pvc := claim("a", "2Gi", "1Gi")
-	e := newEnv(t, nil, objects(pvc, volume(pvc, "1Gi")), func(c *Config) { c.Resizer = resizer.NodeOnly{} })
+	e := newEnv(t, nil, objects(pvc, volume(pvc, "1Gi")), func(c *Config) { c.Resizer = driver.NodeOnly{} })
 	e.mustSync("a")
 
 	equal(t, "writes", e.writes(), []string{intentWrite, pvWrite, claimWrite})

@@ -26,19 +26,17 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
-	"github.com/csi-resizer/csi-resizer/pkg/csi"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
-	"github.com/csi-resizer/csi-resizer/pkg/resizer"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/driver"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
 
 // connectDriver connects a CSI client to d, closed when t ends.
-func connectDriver(t *testing.T, d *csidriver.Driver) *csi.Client {
+func connectDriver(t *testing.T, d *csidriver.Driver) *driver.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := csi.Connect(ctx, d.Endpoint(), 5*time.Second, nil, csi.Hooks{})
+	c, err := driver.Connect(ctx, d.Endpoint(), 5*time.Second, nil, driver.Hooks{})
 	if err != nil {
 		t.Fatalf("connect to test driver: %v", err)
 	}
@@ -47,8 +45,8 @@ func connectDriver(t *testing.T, d *csidriver.Driver) *csi.Client {
 }
 
 // withDriver makes the controller expand through the CSI resizer over c.
-func withDriver(c *csi.Client) envOpt {
-	return func(cfg *Config) { cfg.Resizer = &resizer.CSI{Driver: c} }
+func withDriver(c *driver.Client) envOpt {
+	return func(cfg *Config) { cfg.Resizer = &driver.VolumeExpander{Driver: c} }
 }
 
 // answerWith makes d answer every ControllerExpandVolume with resp and err.
@@ -161,7 +159,7 @@ func TestRequestBeyondInt64(t *testing.T) {
 			equal(t, "driver calls", len(d.Calls()), 0)
 			equal(t, "claim", summary(e.claim("a")), tc.wantClaim)
 			equal(t, "PV size", pvSize(e.volume("pv-a")), tc.wantPV)
-			if f := e.ctrl.memory.resize.failures.get(idOf("default/a", e.claim("a"))); f == nil || f.Class != attempt.Infeasible {
+			if f := e.ctrl.memory.resize.failures.get(idOf("default/a", e.claim("a"))); f == nil || f.Class != decide.Infeasible {
 				t.Errorf("remembered failure = %+v, want infeasible", f)
 			}
 			events := e.events()
@@ -215,8 +213,8 @@ func TestDriverStopsMidCall(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("sync did not return after the driver stopped")
 	}
-	if err == nil || resize.ResizeRules.ClassOf(err) != attempt.Uncertain {
-		t.Fatalf("sync error = %v (class %s), want an uncertain error", err, resize.ResizeRules.ClassOf(err))
+	if err == nil || decide.ResizeRules.ClassOf(err) != decide.Uncertain {
+		t.Fatalf("sync error = %v (class %s), want an uncertain error", err, decide.ResizeRules.ClassOf(err))
 	}
 	equal(t, "claim", summary(e.claim("a")), stillResizing)
 	equal(t, "PV size", pvSize(e.volume("pv-a")), "1Gi")
@@ -226,7 +224,7 @@ func TestDriverStopsMidCall(t *testing.T) {
 	// (and connection) comes up: the recorded 2Gi is finished.
 	e.setRequest("a", "1536Mi")
 	back := csidriver.StartForTest(t, csidriver.Config{DriverName: driverName, ControllerExpand: true})
-	e.ctrl.Resizer = &resizer.CSI{Driver: connectDriver(t, back)}
+	e.ctrl.Resizer = &driver.VolumeExpander{Driver: connectDriver(t, back)}
 	e.mustSync("a")
 	equal(t, "claim after the driver is back", summary(e.claim("a")), finished)
 	calls := back.Calls()

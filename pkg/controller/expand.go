@@ -25,23 +25,22 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 // Event reasons of expansion: the upstream strings, which tools parse
 // (package eventtext, which explain reads them from too).
 const (
-	ReasonResizing                 = eventtext.ReasonResizing
-	ReasonResizeFailed             = eventtext.ReasonResizeFailed
-	ReasonFileSystemResizeRequired = eventtext.ReasonFileSystemResizeRequired
-	ReasonResizeSuccessful         = eventtext.ReasonResizeSuccessful
+	ReasonResizing                 = events.ReasonResizing
+	ReasonResizeFailed             = events.ReasonResizeFailed
+	ReasonFileSystemResizeRequired = events.ReasonFileSystemResizeRequired
+	ReasonResizeSuccessful         = events.ReasonResizeSuccessful
 )
 
 // Results of an attempt, as the duration metrics label them; failed
-// attempts are labelled with their class (see resize.Result).
+// attempts are labelled with their class (see decide.Result).
 const (
 	ResultFinished    = "finished"
 	ResultNodePending = "node_pending"
@@ -60,36 +59,36 @@ type expansion struct {
 func (c *Controller) resizeCalls() driverOperation[resource.Quantity, expansion] {
 	return driverOperation[resource.Quantity, expansion]{
 		track:        &c.memory.resize,
-		rules:        resize.ResizeRules,
+		rules:        decide.ResizeRules,
 		same:         func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 },
 		failedReason: ReasonResizeFailed,
-		result:       resize.ResizeResult,
+		result:       decide.ResizeResult,
 		observe:      c.observe,
 	}
 }
 
 // resizeStep carries out a resize decision that acts (see plan.first).
-func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d resize.ResizeDecision) (time.Duration, error) {
+func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d decide.ResizeDecision) (time.Duration, error) {
 	what := expanding(pv, d.Target)
 	switch d.Action {
-	case resize.RecordVolumeSize:
-		return 0, c.recordOnce(ctx, key, pvc, statuspatch.VolumeSizeRecorded(pvc, d.Target), event{},
+	case decide.RecordVolumeSize:
+		return 0, c.recordOnce(ctx, key, pvc, claimstatus.VolumeSizeRecorded(pvc, d.Target), event{},
 			ReasonResizeFailed, fmt.Sprintf("%s: record the volume's size %s in the claim after kubelet finished", what, d.Target.String()))
-	case resize.NodeRetry:
-		if err := c.recordOnce(ctx, key, pvc, statuspatch.NodeRetry(pvc, d.Target, c.now()), fileSystemResizeRequired,
+	case decide.NodeRetry:
+		if err := c.recordOnce(ctx, key, pvc, claimstatus.NodeRetry(pvc, d.Target, c.now()), fileSystemResizeRequired,
 			ReasonResizeFailed, what+": hand the claim back to kubelet"); err != nil {
 			return 0, err
 		}
 		c.rememberHandBack(idOf(key, pvc), d.Target)
 		return 0, nil
-	case resize.RecordShort:
+	case decide.RecordShort:
 		capacity := pvc.Status.Capacity[v1.ResourceStorage]
-		return 0, c.recordOnce(ctx, key, pvc, statuspatch.ShortAnswer(pvc, capacity, false, answeredShort(what, capacity, d.Target), c.now()), event{},
+		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ShortAnswer(pvc, capacity, false, answeredShort(what, capacity, d.Target), c.now()), event{},
 			ReasonResizeFailed, fmt.Sprintf("%s: record again that the driver gave %s", what, capacity.String()))
-	case resize.DropPreResizeCapacity:
-		if _, err := c.patchVolume(ctx, pv, statuspatch.VolumeWithoutPreResize(pv)); err != nil {
+	case decide.DropPreResizeCapacity:
+		if _, err := c.patchVolume(ctx, pv, claimstatus.VolumeWithoutPreResize(pv)); err != nil {
 			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, err,
-				fmt.Sprintf("remove the annotation %s of volume %q", statuspatch.AnnPreResizeCapacity, pv.Name), "retried with backoff")
+				fmt.Sprintf("remove the annotation %s of volume %q", claimstatus.AnnPreResizeCapacity, pv.Name), "retried with backoff")
 		}
 		return 0, nil
 	}
@@ -135,13 +134,13 @@ func (x *expandCall) prepare(ctx context.Context) (func(context.Context) (expans
 }
 
 func (x *expandCall) intent(pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, event) {
-	return statuspatch.ResizeIntent(pvc, x.target, x.c.now()),
+	return claimstatus.ResizeIntent(pvc, x.target, x.c.now()),
 		event{v1.EventTypeNormal, ReasonResizing, "External resizer is resizing volume " + x.pv.Name}
 }
 
 // record writes the PV's capacity, then the claim: finished
 // (allocatedResources at the driver's capacity, which ResourceQuota
-// charges), or handed over to kubelet (see statuspatch.NodePending).
+// charges), or handed over to kubelet (see claimstatus.NodePending).
 func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, r expansion) (string, error) {
 	c := x.c
 	c.rememberRounding(idOf(x.key, pvc), x.pv, x.target, r)
@@ -153,10 +152,10 @@ func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 		old := pvc.Status.Capacity[v1.ResourceStorage]
 		preResize = &old
 	}
-	volume := statuspatch.VolumeWithCapacity(x.pv, r.size, preResize)
-	claim, done, result := statuspatch.ResizeFinished(pvc, r.size, c.now()), event{v1.EventTypeNormal, ReasonResizeSuccessful, "Resize volume succeeded"}, ResultFinished
+	volume := claimstatus.VolumeWithCapacity(x.pv, r.size, preResize)
+	claim, done, result := claimstatus.ResizeFinished(pvc, r.size, c.now()), event{v1.EventTypeNormal, ReasonResizeSuccessful, "Resize volume succeeded"}, ResultFinished
 	if r.nodeStep {
-		claim, done, result = statuspatch.NodePending(pvc, c.now()), fileSystemResizeRequired, ResultNodePending
+		claim, done, result = claimstatus.NodePending(pvc, c.now()), fileSystemResizeRequired, ResultNodePending
 	}
 	what := fmt.Sprintf("%s: record the new size %s", x.what(), r.size.String())
 	return result, c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, done, ReasonResizeFailed, what,
@@ -169,7 +168,7 @@ func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 // finished (the claim has the volume's size), which upstream removes
 // before it expands again.
 func preResizeKept(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) bool {
-	if _, ok := pv.Annotations[statuspatch.AnnPreResizeCapacity]; !ok {
+	if _, ok := pv.Annotations[claimstatus.AnnPreResizeCapacity]; !ok {
 		return false
 	}
 	capacity, size := pvc.Status.Capacity[v1.ResourceStorage], pv.Spec.Capacity[v1.ResourceStorage]
@@ -189,41 +188,41 @@ func (x *expandCall) recordShort(ctx context.Context, pvc *v1.PersistentVolumeCl
 	warning := event{v1.EventTypeWarning, ReasonResizeFailed, fmt.Sprintf(
 		"%s; %s is recorded, the size the volume has, and %s is asked for again every %s unless the request changes; to stop asking, lower the request to %s",
 		gave, r.size.String(), x.target.String(), c.RetryMax, r.size.String())}
-	claim := statuspatch.ShortAnswer(pvc, r.size, r.nodeStep, gave, c.now())
-	volume := statuspatch.VolumeWithCapacity(x.pv, r.size, nil)
+	claim := claimstatus.ShortAnswer(pvc, r.size, r.nodeStep, gave, c.now())
+	volume := claimstatus.VolumeWithCapacity(x.pv, r.size, nil)
 	what := fmt.Sprintf("%s: record the size %s the driver gave", x.what(), r.size.String())
 	if err := c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, warning, ReasonResizeFailed, what,
 		"the driver has expanded the volume to "+r.size.String()); err != nil {
 		return "", err
 	}
-	f := resize.ResizeFailure{Class: attempt.Infeasible, Reason: resize.ReasonShort, Target: x.target, At: c.Clock.Now()}
+	f := decide.ResizeFailure{Class: decide.Infeasible, Reason: decide.ReasonShort, Target: x.target, At: c.Clock.Now()}
 	c.memory.resize.failures.set(idOf(x.key, pvc), f)
-	return resize.ResizeResult(f), nil
+	return decide.ResizeResult(f), nil
 }
 
 // rememberHandBack remembers a size handed back to kubelet, and whether it
-// is the second time (resize.HandBack).
+// is the second time (decide.HandBack).
 func (c *Controller) rememberHandBack(id claimID, target resource.Quantity) {
 	last := c.memory.handedBack.get(id)
 	again := last != nil && last.Target.Cmp(target) == 0
-	c.memory.handedBack.set(id, resize.HandBack{Target: target, Again: again})
+	c.memory.handedBack.set(id, decide.HandBack{Target: target, Again: again})
 }
 
 // answeredShort is the message of a driver's short answer: gave of target.
 func answeredShort(what string, gave, target resource.Quantity) string {
-	return fmt.Sprintf("%s: %s %s, below the %s asked for", what, eventtext.AnsweredShort, gave.String(), target.String())
+	return fmt.Sprintf("%s: %s %s, below the %s asked for", what, events.AnsweredShort, gave.String(), target.String())
 }
 
 // rememberRounding remembers an expansion that the driver answered with
 // more than its target when that answer grew the volume (the PV was smaller
 // before the call): once kubelet has finished at the target, that larger
-// size is recorded (resize.RecordVolumeSize). A volume that was as large
+// size is recorded (decide.RecordVolumeSize). A volume that was as large
 // already (it was grown for a target kubelet then refused) is no such
 // answer, and any earlier one is forgotten.
 func (c *Controller) rememberRounding(id claimID, before *v1.PersistentVolume, target resource.Quantity, r expansion) {
 	was := before.Spec.Capacity[v1.ResourceStorage]
 	if r.nodeStep && r.size.Cmp(target) > 0 && was.Cmp(r.size) < 0 {
-		c.memory.rounded.set(id, resize.Rounding{Target: target, Size: r.size})
+		c.memory.rounded.set(id, decide.Rounding{Target: target, Size: r.size})
 		return
 	}
 	c.memory.rounded.forget(id.key)
@@ -232,12 +231,12 @@ func (c *Controller) rememberRounding(id claimID, before *v1.PersistentVolume, t
 // failed records final failures, so that the user and a restarted
 // controller see them; an uncertain one writes nothing, as the same size
 // is retried.
-func (x *expandCall) failed(pvc *v1.PersistentVolumeClaim, f resize.ResizeFailure, cause error) (*v1.PersistentVolumeClaim, string) {
+func (x *expandCall) failed(pvc *v1.PersistentVolumeClaim, f decide.ResizeFailure, cause error) (*v1.PersistentVolumeClaim, string) {
 	warning := x.c.expandFailure(x.key, pvc, x.pv, f, cause)
 	if !f.Class.Final() {
 		return nil, warning
 	}
-	return statuspatch.ResizeFailed(pvc, f.Class == attempt.Infeasible, x.what()+": "+driverCause(cause), x.c.now()), warning
+	return claimstatus.ResizeFailed(pvc, f.Class == decide.Infeasible, x.what()+": "+driverCause(cause), x.c.now()), warning
 }
 
 // belowTarget is the error of a driver that reported success with a

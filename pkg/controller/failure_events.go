@@ -26,11 +26,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
-	"github.com/csi-resizer/csi-resizer/pkg/csi"
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
-	"github.com/csi-resizer/csi-resizer/pkg/modify"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/driver"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 // A failure event says what failed (the volume and the size or class it
@@ -60,14 +58,14 @@ func driverCause(err error) string {
 		return err.Error()
 	}
 	s := withStatus.GRPCStatus()
-	if csi.Refused(err) {
+	if driver.Refused(err) {
 		return fmt.Sprintf("not sent to the driver (%s): %s", s.Code(), s.Message())
 	}
 	return fmt.Sprintf("rpc error: code = %s desc = %s", s.Code(), s.Message())
 }
 
 // expandFailure is the event of an expansion that failed with cause, as f.
-func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f resize.ResizeFailure, cause error) string {
+func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f decide.ResizeFailure, cause error) string {
 	target := f.Target
 	t := target.String()
 	var next string
@@ -75,16 +73,16 @@ func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv
 	switch {
 	case errors.As(cause, &below):
 		next = fmt.Sprintf("the answer is not recorded, and %s is asked for again until the driver reports at least that", t)
-	case f.Class == attempt.Uncertain:
+	case f.Class == decide.Uncertain:
 		next = fmt.Sprintf("the call may still complete, so %s is retried until it does, whatever the request says meanwhile", t)
 	case f.Reason == codes.NotFound.String():
 		next = fmt.Sprintf("%s is retried every %s; the driver does not know the volume, so no size helps: check the PV's volume handle against the driver", t, c.RetryMax)
-	case f.Class == attempt.Infeasible:
+	case f.Class == decide.Infeasible:
 		next = fmt.Sprintf("%s is retried every %s unless the request changes", t, c.RetryMax) + lowering(c.resizeStateOf(key, pvc, pv), target)
-	case resize.InUse(&f) && c.Pods != nil:
-		next = eventtext.CannotExpandInUse + ": retried once the pods that use the claim are deleted"
-	case resize.InUse(&f):
-		next = eventtext.CannotExpandInUse + ": retried with backoff"
+	case decide.InUse(&f) && c.Pods != nil:
+		next = events.CannotExpandInUse + ": retried once the pods that use the claim are deleted"
+	case decide.InUse(&f):
+		next = events.CannotExpandInUse + ": retried with backoff"
 	default:
 		next = "retried with backoff, at the request as it is then" + lowering(c.resizeStateOf(key, pvc, pv), target)
 	}
@@ -92,8 +90,8 @@ func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv
 }
 
 // lowering says which lower request leads to another attempt after target
-// failed, as resize.State.LowerRange works it out for Decide.
-func lowering(s resize.ResizeState, target resource.Quantity) string {
+// failed, as decide.State.LowerRange works it out for Decide.
+func lowering(s decide.ResizeState, target resource.Quantity) string {
 	above, below, ok := s.LowerRange(target)
 	switch {
 	case ok:
@@ -109,9 +107,9 @@ func lowering(s resize.ResizeState, target resource.Quantity) string {
 // inUseMessage is the event of an expansion held back while pods use the
 // claim: the driver expands offline only, or said the volume is in use.
 func (c *Controller) inUseMessage(key string, target resource.Quantity, pods []string) string {
-	why := eventtext.OfflineOnly
+	why := events.OfflineOnly
 	if !c.OnlyOffline {
-		why = eventtext.AnsweredInUse
+		why = events.AnsweredInUse
 	}
 	return fmt.Sprintf("unable to expand %s to %s because CSI driver %s %s and volume is currently in-use by pod(s) %v; "+
 		"the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods", key, target.String(), c.Driver, why, pods)
@@ -119,13 +117,13 @@ func (c *Controller) inUseMessage(key string, target resource.Quantity, pods []s
 
 // modifyFailure is the event of a modification that failed with cause, as
 // f.
-func modifyFailure(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f modify.ModifyFailure, cause error, retry string) string {
+func modifyFailure(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f decide.ModifyFailure, cause error, retry string) string {
 	target := f.Target
 	var next string
 	switch f.Class {
-	case attempt.Uncertain:
+	case decide.Uncertain:
 		next = fmt.Sprintf("the call may still complete, so class %q is retried until it does, whatever the spec asks meanwhile", target)
-	case attempt.Infeasible:
+	case decide.Infeasible:
 		next = fmt.Sprintf("retried every %s unless the class changes; to cancel, %s", retry, cancelling(pvc))
 	default:
 		next = "retried with backoff, at the class the spec names then"

@@ -26,8 +26,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/csi-resizer/csi-resizer/pkg/csi"
-	"github.com/csi-resizer/csi-resizer/pkg/resizer"
+	"github.com/csi-resizer/csi-resizer/pkg/driver"
 )
 
 // failureCase is one failure path of an expansion of claim "a".
@@ -56,7 +55,7 @@ const warnFailed = "Warning VolumeResizeFailed "
 func TestExpansionFailureEvents(t *testing.T) {
 	grpcErr := func(c codes.Code, msg string) result { return result{err: status.Error(c, msg)} }
 	recoveryOff := func(*testing.T) []envOpt { return []envOpt{func(c *Config) { c.Recovery = false }} }
-	nodeOnly := func(*testing.T) []envOpt { return []envOpt{func(c *Config) { c.Resizer = resizer.NodeOnly{} }} }
+	nodeOnly := func(*testing.T) []envOpt { return []envOpt{func(c *Config) { c.Resizer = driver.NodeOnly{} }} }
 	podsTracked := func(t *testing.T) []envOpt {
 		opt, _ := withPods(t, false, runningPod("app-0", "a"))
 		return []envOpt{opt}
@@ -86,7 +85,7 @@ func TestExpansionFailureEvents(t *testing.T) {
 		{name: "infeasible at the volume's own size", pv: "2Gi", answer: grpcErr(codes.OutOfRange, "no"), want: []string{evResizing,
 			warnFailed + `expand volume "pv-a" to 2Gi: rpc error: code = OutOfRange desc = no; 2Gi is retried every 5m0s unless the request changes; ` +
 				`a lower request does not help: the volume is already 2Gi`}},
-		{name: "refused before the driver", request: "10E", answer: result{err: csi.Refuse(codes.OutOfRange, errors.New("size 10E is too large for a CSI request"))}, want: []string{evResizing,
+		{name: "refused before the driver", request: "10E", answer: result{err: driver.Refuse(codes.OutOfRange, errors.New("size 10E is too large for a CSI request"))}, want: []string{evResizing,
 			warnFailed + `expand volume "pv-a" to 10E: not sent to the driver (OutOfRange): size 10E is too large for a CSI request; 10E is retried every 5m0s unless the request changes; ` +
 				`to recover, lower the request to between 1Gi (exclusive, the current capacity) and 10E (exclusive)`}},
 
@@ -228,7 +227,7 @@ func TestModificationFailureEvents(t *testing.T) {
 			warnModify + `modify volume "pv-a" to class "gold": rpc error: code = InvalidArgument desc = iops out of range; retried every 5m0s unless the class changes; to cancel, set the class back to "bronze"`}},
 		{name: "infeasible, from no class", answer: status.Error(codes.InvalidArgument, "iops out of range"), want: []string{evModifyGold,
 			warnModify + `modify volume "pv-a" to class "gold": rpc error: code = InvalidArgument desc = iops out of range; retried every 5m0s unless the class changes; to cancel, remove the class from the claim`}},
-		{name: "refused before the driver", answer: csi.Refuse(codes.InvalidArgument, errors.New("volume ID is empty")), want: []string{evModifyGold,
+		{name: "refused before the driver", answer: driver.Refuse(codes.InvalidArgument, errors.New("volume ID is empty")), want: []string{evModifyGold,
 			warnModify + `modify volume "pv-a" to class "gold": not sent to the driver (InvalidArgument): volume ID is empty; retried every 5m0s unless the class changes; to cancel, remove the class from the claim`}},
 		{name: "final", answer: status.Error(codes.Internal, "backend busy"), want: []string{evModifyGold,
 			warnModify + `modify volume "pv-a" to class "gold": rpc error: code = Internal desc = backend busy; retried with backoff, at the class the spec names then`}},

@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/csi-resizer/csi-resizer/internal/quantitytest"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 )
 
 // FuzzCheckCapacity checks the driver's answer against the target with
@@ -30,7 +30,7 @@ import (
 // the target, an answer below the target is an error, and nothing below the
 // target (or <= 0) is ever returned without an error.
 //
-// Targets <= 0 or out of resize.CheckSize's range are skipped: Decide never
+// Targets <= 0 or out of decide.CheckSize's range are skipped: Decide never
 // gives one (FuzzDecide checks it). Answers out of range are skipped too:
 // the driver's answer is an int64.
 //
@@ -53,7 +53,7 @@ func FuzzCheckCapacity(f *testing.F) {
 		}
 		size, err1 := resource.ParseQuantity(answer)
 		tgt, err2 := resource.ParseQuantity(target)
-		if err1 != nil || err2 != nil || tgt.Sign() <= 0 || resize.CheckSize(tgt) != nil || resize.CheckSize(size) != nil {
+		if err1 != nil || err2 != nil || tgt.Sign() <= 0 || decide.CheckSize(tgt) != nil || decide.CheckSize(size) != nil {
 			t.Skip()
 		}
 		got, short, err := checkCapacity(size, tgt)

@@ -24,8 +24,8 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -205,7 +205,7 @@ func (c *Controller) volumeDeleted(obj any) {
 }
 
 // sameQuantity tells whether a and b are both absent or equal. Quantities
-// out of resize.CheckSize's range are compared by their text: Quantity.Cmp
+// out of decide.CheckSize's range are compared by their text: Quantity.Cmp
 // of a valid quantity such as "1e2000000000" does not return in any useful
 // time, and this runs in the informer's delivery of every claim in the
 // cluster.
@@ -213,7 +213,7 @@ func sameQuantity(a, b *resource.Quantity) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if resize.CheckSize(*a) != nil || resize.CheckSize(*b) != nil {
+	if decide.CheckSize(*a) != nil || decide.CheckSize(*b) != nil {
 		return a.String() == b.String()
 	}
 	return a.Cmp(*b) == 0

@@ -24,8 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 )
 
 // memory is what the controller keeps between syncs of a claim: for each
@@ -37,12 +36,12 @@ type memory struct {
 	resize track[resource.Quantity, expansion]
 	modify track[string, struct{}]
 	// rounded is the last expansion of each claim that the driver answered
-	// with more than its target, growing the volume (see resize.Rounding):
+	// with more than its target, growing the volume (see decide.Rounding):
 	// what tells a rounding driver's size from a size kubelet refused.
-	rounded remembered[resize.Rounding]
+	rounded remembered[decide.Rounding]
 	// handedBack is the last size of each claim handed back to kubelet
-	// (see resize.HandBack).
-	handedBack remembered[resize.HandBack]
+	// (see decide.HandBack).
+	handedBack remembered[decide.HandBack]
 	// refused is the last refusal of each claim that --node-deployment
 	// refuses and that an event told (see refuse).
 	refused remembered[string]
@@ -57,7 +56,7 @@ type memory struct {
 // success whose writes have not all succeeded yet (so that only the writes
 // are retried).
 type track[T, R any] struct {
-	failures remembered[attempt.Failure[T]]
+	failures remembered[decide.Failure[T]]
 	applied  remembered[applied[T, R]]
 }
 

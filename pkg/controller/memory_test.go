@@ -23,9 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
-	"github.com/csi-resizer/csi-resizer/pkg/modify"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 )
 
 func withVersion(rv string) *v1.PersistentVolumeClaim {
@@ -65,9 +63,9 @@ func TestFreshVolumeAndForget(t *testing.T) {
 	got := m.freshVolume(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-a", ResourceVersion: "4"}})
 	equal(t, "PV version", got.ResourceVersion, "5")
 	id := claimID{key: "default/a", uid: "uid-a"}
-	m.resize.failures.set(id, resize.ResizeFailure{Class: attempt.Final})
+	m.resize.failures.set(id, decide.ResizeFailure{Class: decide.Final})
 	m.resize.applied.set(id, applied[resource.Quantity, expansion]{target: resource.MustParse("2Gi")})
-	m.modify.failures.set(id, modify.ModifyFailure{Class: attempt.Final})
+	m.modify.failures.set(id, decide.ModifyFailure{Class: decide.Final})
 	m.modify.applied.set(id, applied[string, struct{}]{target: "gold"})
 	m.wroteClaim("default/a", withVersion("3"))
 	equal(t, "entries held", m.size(), 6)
@@ -84,7 +82,7 @@ func TestFreshVolumeAndForget(t *testing.T) {
 func TestMemoryBelongsToTheClaimsUID(t *testing.T) {
 	m := newMemory()
 	first, second := claimID{key: "default/a", uid: "uid-1"}, claimID{key: "default/a", uid: "uid-2"}
-	m.resize.failures.set(first, resize.ResizeFailure{Class: attempt.Final})
+	m.resize.failures.set(first, decide.ResizeFailure{Class: decide.Final})
 	m.modify.applied.set(first, applied[string, struct{}]{target: "gold"})
 	if m.resize.failures.get(second) != nil || m.modify.applied.get(second) != nil {
 		t.Error("a claim created again under the same name sees the first one's memory")

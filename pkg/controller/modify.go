@@ -24,19 +24,18 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
-	"github.com/csi-resizer/csi-resizer/pkg/modify"
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 // Event reasons of volume modification: the upstream strings, "Canceled"
 // spelled as upstream spells it (package eventtext).
 const (
-	ReasonModify           = eventtext.ReasonModify
-	ReasonModifySuccessful = eventtext.ReasonModifySuccessful
-	ReasonModifyFailed     = eventtext.ReasonModifyFailed
-	ReasonModifyCanceled   = eventtext.ReasonModifyCanceled
+	ReasonModify           = events.ReasonModify
+	ReasonModifySuccessful = events.ReasonModifySuccessful
+	ReasonModifyFailed     = events.ReasonModifyFailed
+	ReasonModifyCanceled   = events.ReasonModifyCanceled
 )
 
 // modifyCalls is modification, as the attempt sees it. Its driver call returns
@@ -44,10 +43,10 @@ const (
 func (c *Controller) modifyCalls() driverOperation[string, struct{}] {
 	return driverOperation[string, struct{}]{
 		track:        &c.memory.modify,
-		rules:        modify.ModifyRules,
+		rules:        decide.ModifyRules,
 		same:         func(a, b string) bool { return a == b },
 		failedReason: ReasonModifyFailed,
-		result:       func(f modify.ModifyFailure) string { return f.Class.String() },
+		result:       func(f decide.ModifyFailure) string { return f.Class.String() },
 		observe:      c.observeModify,
 	}
 }
@@ -62,21 +61,21 @@ func (c *Controller) classDriver(name string) (string, bool) {
 }
 
 // modifyStep carries out a modify decision that acts (see plan.first).
-func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d modify.ModifyDecision) (time.Duration, error) {
+func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d decide.ModifyDecision) (time.Duration, error) {
 	what := modifying(pv, d.Target) + ": record the claim's state"
 	switch d.Action {
-	case modify.ModifyCall:
+	case decide.ModifyCall:
 		return attemptCall(c, ctx, c.modifyCalls(), key, pvc, d, &modifyCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
-	case modify.Pend:
-		return 0, c.recordOnce(ctx, key, pvc, statuspatch.ModifyPending(pvc, d.Target), event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason}, ReasonModifyFailed, what)
-	case modify.Refuse:
-		refused := statuspatch.ModifyFailed(pvc, statuspatch.ModifyFailure{Target: d.Target, Infeasible: true, Reason: "InvalidArgument",
+	case decide.Pend:
+		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyPending(pvc, d.Target), event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason}, ReasonModifyFailed, what)
+	case decide.Refuse:
+		refused := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: d.Target, Infeasible: true, Reason: "InvalidArgument",
 			Message: d.Reason}, c.refusedAt(pvc, d.Target))
 		return 0, c.recordOnce(ctx, key, pvc, refused, event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason}, ReasonModifyFailed, what)
-	case modify.Cancel:
+	case decide.Cancel:
 		why := fmt.Sprintf("Canceled the modification to class %q: %s", d.Target, d.Reason)
-		return 0, c.recordOnce(ctx, key, pvc, statuspatch.ModifyCleared(pvc, c.now()), event{v1.EventTypeNormal, ReasonModifyCanceled, why}, ReasonModifyFailed, what)
-	case modify.Blocked:
+		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyCleared(pvc, c.now()), event{v1.EventTypeNormal, ReasonModifyCanceled, why}, ReasonModifyFailed, what)
+	case decide.Blocked:
 		c.emit(pvc, event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason})
 	}
 	return 0, nil
@@ -88,7 +87,7 @@ func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.Persist
 func (c *Controller) refusedAt(pvc *v1.PersistentVolumeClaim, target string) metav1.Time {
 	if r := pvc.Status.ModifyVolumeStatus; r != nil && r.TargetVolumeAttributesClassName == target &&
 		r.Status == v1.PersistentVolumeClaimModifyVolumeInfeasible {
-		if _, at, ok := statuspatch.RecordedModifyError(pvc); ok && !at.IsZero() {
+		if _, at, ok := claimstatus.RecordedModifyError(pvc); ok && !at.IsZero() {
 			return metav1.NewTime(at)
 		}
 	}
@@ -119,14 +118,14 @@ func (x *modifyCall) prepare(ctx context.Context) (func(context.Context) (struct
 		c.emit(x.pvc, event{v1.EventTypeWarning, ReasonModifyFailed, err.Error() + "; " + nextWithoutSecret})
 		return nil, err
 	}
-	parameters := modify.Parameters(vac.Parameters, x.pvc.Namespace, x.pvc.Name, x.pv.Name, c.ExtraModifyMetadata)
+	parameters := decide.Parameters(vac.Parameters, x.pvc.Namespace, x.pvc.Name, x.pv.Name, c.ExtraModifyMetadata)
 	return func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, c.Modifier.Modify(ctx, x.pv, parameters, secrets)
 	}, nil
 }
 
 func (x *modifyCall) intent(pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, event) {
-	return statuspatch.ModifyIntent(pvc, x.target, x.c.now()),
+	return claimstatus.ModifyIntent(pvc, x.target, x.c.now()),
 		event{v1.EventTypeNormal, ReasonModify, fmt.Sprintf("external resizer is modifying volume %s with vac %s", pvc.Name, x.target)}
 }
 
@@ -134,15 +133,15 @@ func (x *modifyCall) intent(pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolume
 func (x *modifyCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, _ struct{}) (string, error) {
 	done := event{v1.EventTypeNormal, ReasonModifySuccessful,
 		fmt.Sprintf("external resizer modified volume %s with vac %s successfully", pvc.Name, x.target)}
-	return ResultFinished, x.c.recordSuccess(ctx, x.key, pvc, statuspatch.Modified(pvc, x.target, x.c.now()),
-		x.pv, statuspatch.VolumeWithClass(x.pv, x.target), done, ReasonModifyFailed, x.what()+": record the applied class",
+	return ResultFinished, x.c.recordSuccess(ctx, x.key, pvc, claimstatus.Modified(pvc, x.target, x.c.now()),
+		x.pv, claimstatus.VolumeWithClass(x.pv, x.target), done, ReasonModifyFailed, x.what()+": record the applied class",
 		fmt.Sprintf("the driver has applied class %q", x.target))
 }
 
 // failed records every failure: an uncertain one keeps the target (the
 // call may still complete), the others say what the user can do.
-func (x *modifyCall) failed(pvc *v1.PersistentVolumeClaim, f modify.ModifyFailure, cause error) (*v1.PersistentVolumeClaim, string) {
-	recorded := statuspatch.ModifyFailed(pvc, statuspatch.ModifyFailure{Target: x.target, Infeasible: f.Class == attempt.Infeasible,
-		Uncertain: f.Class == attempt.Uncertain, Reason: f.Reason, Message: x.what() + ": " + driverCause(cause)}, x.c.now())
+func (x *modifyCall) failed(pvc *v1.PersistentVolumeClaim, f decide.ModifyFailure, cause error) (*v1.PersistentVolumeClaim, string) {
+	recorded := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: x.target, Infeasible: f.Class == decide.Infeasible,
+		Uncertain: f.Class == decide.Uncertain, Reason: f.Reason, Message: x.what() + ": " + driverCause(cause)}, x.c.now())
 	return recorded, modifyFailure(pvc, x.pv, f, cause, x.c.RetryMax.String())
 }

@@ -28,7 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/csi-resizer/csi-resizer/pkg/modify"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/secrets"
 )
 
@@ -318,9 +318,9 @@ func TestModifyExtraMetadata(t *testing.T) {
 			e.mustSync("a")
 			want := attributeClass(gold, driverName).Parameters
 			if extra {
-				want[modify.ParamPVCName] = "a"
-				want[modify.ParamPVCNamespace] = ns
-				want[modify.ParamPVName] = "pv-a"
+				want[decide.ParamPVCName] = "a"
+				want[decide.ParamPVCNamespace] = ns
+				want[decide.ParamPVName] = "pv-a"
 			}
 			equal(t, "parameters", e.modifier.call(0).Parameters, want)
 			equal(t, "claim", modifySummary(e.claim("a")), atGold)

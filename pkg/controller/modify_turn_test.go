@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 )
 
 const expanded = "capacity=2Gi allocated=2Gi status=- conditions=[]"
@@ -43,7 +43,7 @@ func onTimeline(tl *timeline, rz *fakeResizer, pause time.Duration) envOpt {
 // claim, as a resizer that stopped during the driver call leaves it.
 func modifyRecorded(target string) claimOpt {
 	return func(pvc *v1.PersistentVolumeClaim) {
-		*pvc = *statuspatch.ModifyIntent(pvc, target, t0Meta())
+		*pvc = *claimstatus.ModifyIntent(pvc, target, t0Meta())
 	}
 }
 

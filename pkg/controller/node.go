@@ -24,15 +24,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
-	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
 // ReasonNodeAffinityConflict is the reason of the warning on a claim that
 // --node-deployment refuses.
-const ReasonNodeAffinityConflict = eventtext.ReasonNodeAffinityConflict
+const ReasonNodeAffinityConflict = events.ReasonNodeAffinityConflict
 
 // scope is what this controller handles: its driver's volumes, and with
 // --node-deployment only those pinned to its node.
@@ -86,7 +85,7 @@ func (c *Controller) refuse(logger klog.Logger, key string, pvc *v1.PersistentVo
 // at once, not at the next resync; one no longer pinned is left; one that
 // other nodes may now use is refused. It reads the PV cache and keeps
 // nothing.
-func (c *Controller) nodeChanged(old, cur *nodeaffinity.Node) {
+func (c *Controller) nodeChanged(old, cur *ownership.Node) {
 	var (
 		pv       v1.PersistentVolume
 		affinity v1.VolumeNodeAffinity
@@ -98,8 +97,8 @@ func (c *Controller) nodeChanged(old, cur *nodeaffinity.Node) {
 			continue
 		}
 		affinity.Required = v.NodeAffinity
-		was, _ := nodeaffinity.Match(&pv, old)
-		is, _ := nodeaffinity.Match(&pv, cur)
+		was, _ := ownership.Match(&pv, old)
+		is, _ := ownership.Match(&pv, cur)
 		if was != is {
 			c.queue.Add(v.ClaimNamespace + "/" + v.ClaimName)
 		}
@@ -119,8 +118,8 @@ func (c *Controller) keepsWhole(pv *v1.PersistentVolume) bool {
 	if pv.Spec.CSI.Driver != c.Driver {
 		return false
 	}
-	r, _ := nodeaffinity.Match(pv, c.Node.Current())
-	return r == nodeaffinity.Pinned || r == nodeaffinity.Shared
+	r, _ := ownership.Match(pv, c.Node.Current())
+	return r == ownership.Pinned || r == ownership.Shared
 }
 
 // whole returns pv, or, when the cache keeps only what ownership reads of it

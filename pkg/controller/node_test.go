@@ -24,20 +24,20 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 
-	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
+	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 )
 
 const nodeKey = "topology.hostpath.csi/node"
 
 // onNode runs the controller with --node-deployment on node-1, whose
 // labels are labels.
-func onNode(labels map[string]string) (envOpt, *nodeaffinity.Watcher) {
-	w := nodeaffinity.NewWatcher("node-1")
-	w.Set(&nodeaffinity.Node{Name: "node-1", Labels: labels})
+func onNode(labels map[string]string) (envOpt, *ownership.Watcher) {
+	w := ownership.NewWatcher("node-1")
+	w.Set(&ownership.Node{Name: "node-1", Labels: labels})
 	return func(c *Config) { c.Node = w }, w
 }
 
-var node1 = map[string]string{nodeaffinity.HostnameLabel: "host-1", nodeKey: "node-1", v1.LabelTopologyZone: "z1"}
+var node1 = map[string]string{ownership.HostnameLabel: "host-1", nodeKey: "node-1", v1.LabelTopologyZone: "z1"}
 
 // affinity gives the PV one term of key In values, ANDed with more.
 func affinity(key string, values []string, more ...v1.NodeSelectorRequirement) volumeOpt {
@@ -59,16 +59,16 @@ func TestNodeDeployment(t *testing.T) {
 	}{
 		{name: "pinned by the driver's node key", pv: affinity(nodeKey, []string{"node-1"}), wantCalls: 1,
 			wantEvents: []string{"Normal Resizing", "Normal VolumeResizeSuccessful"}},
-		{name: "pinned by host name", pv: affinity(nodeaffinity.HostnameLabel, []string{"host-1"}), wantCalls: 1,
+		{name: "pinned by host name", pv: affinity(ownership.HostnameLabel, []string{"host-1"}), wantCalls: 1,
 			wantEvents: []string{"Normal Resizing", "Normal VolumeResizeSuccessful"}},
-		{name: "pinned to another node", pv: affinity(nodeaffinity.HostnameLabel, []string{"host-2"})},
+		{name: "pinned to another node", pv: affinity(ownership.HostnameLabel, []string{"host-2"})},
 		{name: "another zone", pv: affinity(v1.LabelTopologyZone, []string{"z2"})},
 		{name: "no node affinity"},
 		{name: "zone: refused with a warning", pv: affinity(v1.LabelTopologyZone, []string{"z1"}),
 			wantEvents: []string{"Warning NodeAffinityConflict volume pv-a is neither resized nor modified by a resizer of --node-deployment: " +
 				"CSI volume of our driver that node node-1 can use, but not the only node that can: " +
 				"term 0 of its node affinity (topology.kubernetes.io/zone In [z1]) pins no node"}},
-		{name: "two hosts: refused with a warning", pv: affinity(nodeaffinity.HostnameLabel, []string{"host-1", "host-2"}),
+		{name: "two hosts: refused with a warning", pv: affinity(ownership.HostnameLabel, []string{"host-1", "host-2"}),
 			wantEvents: []string{"Warning NodeAffinityConflict volume pv-a is neither resized nor modified"}},
 		{name: "zone, nothing asked: no warning", pv: affinity(v1.LabelTopologyZone, []string{"z1"}), request: "1Gi"},
 	}
@@ -114,7 +114,7 @@ func TestNodeDeploymentRefusalToldAgain(t *testing.T) {
 	equal(t, "events", len(e.events()), 1)
 
 	pv := e.volume("pv-a")
-	affinity(nodeaffinity.HostnameLabel, []string{"host-1", "host-2"})(pv)
+	affinity(ownership.HostnameLabel, []string{"host-1", "host-2"})(pv)
 	e.must(e.client.Tracker().Update(v1.SchemeGroupVersion.WithResource("persistentvolumes"), pv, ""))
 	e.mustSync("a")
 	if events := e.events(); len(events) != 1 || !strings.Contains(events[0], "kubernetes.io/hostname In [host-1, host-2]") {
@@ -151,12 +151,12 @@ func TestNodeLabelsRequeueClaims(t *testing.T) {
 	for k, v := range node1 {
 		labelled[k] = v
 	}
-	w.Set(&nodeaffinity.Node{Name: "node-1", Labels: labelled})
+	w.Set(&ownership.Node{Name: "node-1", Labels: labelled})
 	equal(t, "queued", e.queued(), []string{ns + "/a"})
 	e.mustSync("a")
 	equal(t, "driver calls after the label", e.resizer.targets(), []string{"2Gi", "2Gi"})
 
-	w.Set(&nodeaffinity.Node{Name: "node-1", Labels: node1})
+	w.Set(&ownership.Node{Name: "node-1", Labels: node1})
 	equal(t, "queued when the label goes", e.queued(), []string{ns + "/a"})
 	w.Set(nil)
 	equal(t, "queued when the node goes", e.queued(), []string{ns + "/b"})

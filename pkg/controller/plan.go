@@ -20,9 +20,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
-	"github.com/csi-resizer/csi-resizer/pkg/modify"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 )
 
 // operation is one of a claim's two operations.
@@ -39,8 +37,8 @@ const (
 // run at once: the driver gets one call per volume at a time, and the two
 // never race on the claim's status.
 type plan struct {
-	resize resize.ResizeDecision
-	modify modify.ModifyDecision
+	resize decide.ResizeDecision
+	modify decide.ModifyDecision
 	// resizeFailed is true when the last expansion attempt failed.
 	resizeFailed bool
 	// failedLast is the operation whose last driver call failed most
@@ -87,12 +85,12 @@ func (p plan) first() operation {
 func mayStillRun[A interface {
 	fmt.Stringer
 	CallsDriver() bool
-}, T any](d attempt.Decision[A, T]) bool {
+}, T any](d decide.Decision[A, T]) bool {
 	return d.Action.CallsDriver() && !d.RecordIntent
 }
 
 // failedLast is the operation whose remembered failure is the more recent.
-func failedLast(resized *resize.ResizeFailure, modified *modify.ModifyFailure) operation {
+func failedLast(resized *decide.ResizeFailure, modified *decide.ModifyFailure) operation {
 	switch {
 	case resized == nil && modified == nil:
 		return noOperation

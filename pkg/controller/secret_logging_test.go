@@ -29,8 +29,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 
-	"github.com/csi-resizer/csi-resizer/pkg/csi"
-	"github.com/csi-resizer/csi-resizer/pkg/resizer"
+	"github.com/csi-resizer/csi-resizer/pkg/driver"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
 
@@ -53,7 +52,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	d := csidriver.StartForTest(t, csidriver.Config{DriverName: driverName, ControllerExpand: true})
 	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	client, err := csi.Connect(connectCtx, d.Endpoint(), 5*time.Second, nil, csi.Hooks{})
+	client, err := driver.Connect(connectCtx, d.Endpoint(), 5*time.Second, nil, driver.Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +69,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	pvc := claim("a", "2Gi", "1Gi")
 	e := newEnv(t, nil, objects(pvc, volume(pvc, "1Gi", expandSecret("vault", "creds")),
 		secret("vault", "creds", map[string]string{"password": password, "token": token})),
-		func(c *Config) { c.Resizer = &resizer.CSI{Driver: client} })
+		func(c *Config) { c.Resizer = &driver.VolumeExpander{Driver: client} })
 	e.ctx = ctx
 
 	outputs := map[string]string{}

@@ -24,8 +24,8 @@ import (
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // A claim that keeps failing stays in its state since the resizer began
@@ -42,22 +42,22 @@ func TestResizeSinceSurvivesRetries(t *testing.T) {
 
 	for range 2 {
 		_, _ = e.sync("a")
-		checkSince(t, resizeEntry(e.claim("a")), unfinished.ControllerError, t0)
+		checkSince(t, resizeEntry(e.claim("a")), decide.ControllerError, t0)
 		e.clock.Step(time.Minute)
 	}
 	e.mustSync("a")
-	checkSince(t, resizeEntry(e.claim("a")), unfinished.ControllerInfeasible, t0)
+	checkSince(t, resizeEntry(e.claim("a")), decide.ControllerInfeasible, t0)
 	e.clock.Step(5 * time.Minute)
 	e.mustSync("a")
 	equal(t, "driver calls", e.resizer.targets(), []string{"5Gi", "5Gi", "5Gi", "5Gi"})
-	checkSince(t, resizeEntry(e.claim("a")), unfinished.ControllerInfeasible, t0)
+	checkSince(t, resizeEntry(e.claim("a")), decide.ControllerInfeasible, t0)
 
 	e.clock.Step(time.Minute)
 	lowered := e.clock.Now()
 	e.setRequest("a", "3Gi")
 	_, _ = e.sync("a")
 	equal(t, "driver calls", e.resizer.targets(), []string{"5Gi", "5Gi", "5Gi", "5Gi", "3Gi"})
-	checkSince(t, resizeEntry(e.claim("a")), unfinished.ControllerError, lowered)
+	checkSince(t, resizeEntry(e.claim("a")), decide.ControllerError, lowered)
 }
 
 func TestModifySinceSurvivesRetries(t *testing.T) {
@@ -68,37 +68,37 @@ func TestModifySinceSurvivesRetries(t *testing.T) {
 		attributeClass(gold, driverName), attributeClass(silver, driverName), attributeClass(bronze, driverName)))
 
 	_, _ = e.sync("a")
-	checkSince(t, modifyEntry(e.claim("a")), unfinished.ModifyInProgress, t0)
+	checkSince(t, modifyEntry(e.claim("a")), decide.ModifyInProgress, t0)
 	e.clock.Step(time.Minute)
 	e.mustSync("a")
-	checkSince(t, modifyEntry(e.claim("a")), unfinished.ModifyInfeasible, t0)
+	checkSince(t, modifyEntry(e.claim("a")), decide.ModifyInfeasible, t0)
 	e.clock.Step(5 * time.Minute)
 	e.mustSync("a")
 	equal(t, "driver calls", m.targets(), []string{gold, gold, gold})
-	checkSince(t, modifyEntry(e.claim("a")), unfinished.ModifyInfeasible, t0)
+	checkSince(t, modifyEntry(e.claim("a")), decide.ModifyInfeasible, t0)
 
 	e.clock.Step(time.Minute)
 	changed := e.clock.Now()
 	e.setClass("a", silver)
 	e.mustSync("a")
 	equal(t, "driver calls", m.targets(), []string{gold, gold, gold, silver})
-	checkSince(t, modifyEntry(e.claim("a")), unfinished.ModifyInfeasible, changed)
+	checkSince(t, modifyEntry(e.claim("a")), decide.ModifyInfeasible, changed)
 }
 
 // checkSince checks a claim's entry against the state and time wanted.
-func checkSince(t *testing.T, got unfinished.Entry, state unfinished.Stage, since time.Time) {
+func checkSince(t *testing.T, got decide.Entry, state decide.Stage, since time.Time) {
 	t.Helper()
 	if got.State != state || !got.Since.Equal(since) {
 		t.Errorf("claim is %q since %v, want %q since %v", got.State, got.Since, state, since)
 	}
 }
 
-func resizeEntry(pvc *v1.PersistentVolumeClaim) unfinished.Entry {
-	e, _ := unfinished.UnfinishedResize(slim.NewClaim(pvc), nil)
+func resizeEntry(pvc *v1.PersistentVolumeClaim) decide.Entry {
+	e, _ := decide.UnfinishedResize(slim.NewClaim(pvc), nil)
 	return e
 }
 
-func modifyEntry(pvc *v1.PersistentVolumeClaim) unfinished.Entry {
-	e, _ := unfinished.UnfinishedModify(slim.NewClaim(pvc))
+func modifyEntry(pvc *v1.PersistentVolumeClaim) decide.Entry {
+	e, _ := decide.UnfinishedModify(slim.NewClaim(pvc))
 	return e
 }

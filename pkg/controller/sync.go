@@ -25,11 +25,10 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/modify"
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 )
 
 // errVolumeNotCached asks for a retry: the PV informer may lag the claim's.
@@ -121,14 +120,14 @@ func (c *Controller) decide(logger klog.Logger, key string, pvc *v1.PersistentVo
 			// update queues the claim again.
 			c.warn(pvc, fmt.Sprintf("cannot resize volume %q: %v; nothing is done until that size changes", pv.Name, err))
 		}
-		p.resize = resize.DecideResize(state, now, c.RetryMax)
+		p.resize = decide.DecideResize(state, now, c.RetryMax)
 		p.resizeFailed = state.LastFailure != nil || state.ErrorRecorded
 		logger.V(4).Info("Decided", "operation", "resize", "action", p.resize.Action, "target", p.resize.Target.String(), "reason", p.resize.Reason)
 	}
 	id := idOf(key, pvc)
 	p.failedLast = failedLast(c.memory.resize.failures.get(id), c.memory.modify.failures.get(id))
 	if c.Modifier != nil {
-		p.modify = modify.DecideModify(modify.ModifyStateOf(c.Driver, pvc, pv, c.classDriver, c.memory.modify.failures.get(id)), now, c.RetryMax)
+		p.modify = decide.DecideModify(decide.ModifyStateOf(c.Driver, pvc, pv, c.classDriver, c.memory.modify.failures.get(id)), now, c.RetryMax)
 		logger.V(4).Info("Decided", "operation", "modify", "action", p.modify.Action, "target", p.modify.Target, "reason", p.modify.Reason)
 	}
 	return p
@@ -163,12 +162,12 @@ func (c *Controller) objects(key string) (*v1.PersistentVolumeClaim, *v1.Persist
 }
 
 // resizeStateOf is what the resize decision reads of the claim key.
-func (c *Controller) resizeStateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) resize.ResizeState {
+func (c *Controller) resizeStateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) decide.ResizeState {
 	id := idOf(key, pvc)
-	s := resize.ResizeStateOf(pvc, pv, c.Recovery, c.memory.resize.failures.get(id))
+	s := decide.ResizeStateOf(pvc, pv, c.Recovery, c.memory.resize.failures.get(id))
 	s.Rounded = c.memory.rounded.get(id)
 	s.HandedBack = c.memory.handedBack.get(id)
-	_, annotated := pv.Annotations[statuspatch.AnnPreResizeCapacity]
+	_, annotated := pv.Annotations[claimstatus.AnnPreResizeCapacity]
 	s.PreResizeAnnotated = c.AnnotateFsResize && annotated
 	return s
 }

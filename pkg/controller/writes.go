@@ -27,16 +27,16 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/secrets"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
 )
 
 // patchClaim writes a claim's new status and remembers the result, which
 // is newer than the cache until the cache catches up.
 func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
-	out, err := statuspatch.PatchClaim(ctx, c.Client, old, updated)
+	out, err := claimstatus.PatchClaim(ctx, c.Client, old, updated)
 	switch {
 	case err != nil:
 		c.writeError(ctx, "persistentvolumeclaims/status", err)
@@ -48,7 +48,7 @@ func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v
 
 // patchVolume writes a PV's new capacity and remembers the result.
 func (c *Controller) patchVolume(ctx context.Context, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
-	out, err := statuspatch.PatchVolume(ctx, c.Client, old, updated)
+	out, err := claimstatus.PatchVolume(ctx, c.Client, old, updated)
 	switch {
 	case err != nil:
 		c.writeError(ctx, "persistentvolumes", err)
@@ -106,14 +106,14 @@ func (c *Controller) podsBlocking(id claimID, namespace, name string) []string {
 	if c.Pods == nil {
 		return nil
 	}
-	if !c.OnlyOffline && !resize.InUse(c.memory.resize.failures.get(id)) {
+	if !c.OnlyOffline && !decide.InUse(c.memory.resize.failures.get(id)) {
 		return nil
 	}
 	return c.Pods.UsedBy(namespace, name)
 }
 
 // HeldBackByPods reports whether the resizer would call the driver for the
-// claim now, as resize.Decide says from the claim, its PV and what the
+// claim now, as decide.Decide says from the claim, its PV and what the
 // resizer remembers, but pods using the claim hold the call back. The
 // claims-by-state metrics count such a claim as waiting_in_use. It reads
 // the caches only, and the claim's objects only when pods use it.
@@ -126,7 +126,7 @@ func (c *Controller) HeldBackByPods(claim *slim.Claim) bool {
 	if err != nil || pvc == nil || pv == nil {
 		return false
 	}
-	return resize.DecideResize(c.resizeStateOf(key, pvc, pv), c.Clock.Now(), c.RetryMax).Action == resize.Expand
+	return decide.DecideResize(c.resizeStateOf(key, pvc, pv), c.Clock.Now(), c.RetryMax).Action == decide.Expand
 }
 
 // secretsFor reads the expansion secret, when the driver takes one.

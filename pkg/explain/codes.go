@@ -23,7 +23,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/secrets"
 )
@@ -42,7 +42,7 @@ const notSent = "not sent to the driver"
 // codeIn reads the gRPC code a failure message of the resizer carries, as
 // it writes it: "rpc error: code = OutOfRange desc = ..." for the driver's
 // answer, "not sent to the driver (InvalidArgument): ..." for a request it
-// refused itself. It returns attempt.ReasonUncertain for a message without
+// refused itself. It returns decide.ReasonUncertain for a message without
 // a code, and "" for no message.
 func codeIn(message string) string {
 	if message == "" {
@@ -61,7 +61,7 @@ func codeIn(message string) string {
 			return name
 		}
 	}
-	return attempt.ReasonUncertain
+	return decide.ReasonUncertain
 }
 
 // knownCode reports whether name is a gRPC code's name other than OK.
@@ -199,7 +199,7 @@ func (f *facts) commonAdvice(code string, w operationWords) advice {
 			can:   []string{fmt.Sprintf("Check PV %s's volume in the backend before anything else: the resizer keeps trying with backoff.", f.pvName())}}
 	case codes.Internal.String(), codes.Unknown.String(), codes.AlreadyExists.String():
 		return advice{retargetHelps: true, means: fmt.Sprintf("The driver failed (%s): its message, and its log, say why.", code), can: []string{fixIt}}
-	case attempt.ReasonUncertain:
+	case decide.ReasonUncertain:
 		return advice{means: fmt.Sprintf("The failure carries no gRPC code (the message says what failed), so the resizer takes it for a call that may still complete, and retries the same %s.", w.target)}
 	}
 	return advice{retargetHelps: true, can: []string{fixIt}}

@@ -26,10 +26,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
-	"github.com/csi-resizer/csi-resizer/pkg/modify"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 // codeWant is what explain must say, and must not say, of a failure with
@@ -64,45 +62,45 @@ var resizeByCode = map[string]codeWant{
 	"Unauthenticated":    {says: []string{"(Unauthenticated)", "csi.storage.k8s.io/controller-expand-secret-name"}, never: sizeAdvice},
 	// The reason of a failure without a code: the event says what failed
 	// (a Secret not read, say), which is not a driver's answer.
-	attempt.ReasonUncertain: {says: []string{"Its last call got no final answer", "Nothing but wait"}, never: []string{"gRPC code"}},
+	decide.ReasonUncertain: {says: []string{"Its last call got no final answer", "Nothing but wait"}, never: []string{"gRPC code"}},
 }
 
 // modifyByCode is what explain says of a modification that failed with
 // each code the decisions know.
 var modifyByCode = map[string]codeWant{
-	"Canceled":              {says: []string{"(Canceled)", "may still modify the volume"}},
-	"Unknown":               {says: []string{"(Unknown)", "Fix what the driver reports"}},
-	"InvalidArgument":       {says: []string{`refused the parameters of class "gold" (InvalidArgument)`, `VolumeAttributesClass "gold" (iops=3000)`, "create one with parameters it accepts", `back to "silver"`}},
-	"DeadlineExceeded":      {says: []string{"(DeadlineExceeded)", "a longer --modify-timeout"}},
-	"NotFound":              {says: []string{"does not know the volume (NotFound)", "Every attempt, with any class, fails the same way until the driver knows the volume"}},
-	"AlreadyExists":         {says: []string{"(AlreadyExists)", "Fix what the driver reports"}},
-	"PermissionDenied":      {says: []string{"(PermissionDenied)", "another class does not help", "volume.kubernetes.io/controller-modify-secret-name"}},
-	"ResourceExhausted":     {says: []string{"(ResourceExhausted)", "quotas"}},
-	"FailedPrecondition":    {says: []string{"cannot modify the volume in its present state (FailedPrecondition)", "another class would meet the same condition"}},
-	"Aborted":               {says: []string{"(Aborted)"}},
-	"OutOfRange":            {says: []string{"(OutOfRange)", "a class whose parameters driver ebs.csi.example.com supports"}},
-	"Unimplemented":         {says: []string{"does not implement ControllerModifyVolume (Unimplemented)", "another class does not help"}},
-	"Internal":              {says: []string{"(Internal)", "Fix what the driver reports"}},
-	"Unavailable":           {says: []string{"(Unavailable)", "--csi-address"}},
-	"DataLoss":              {says: []string{"(DataLoss)", "Check PV pv-data's volume in the backend"}},
-	"Unauthenticated":       {says: []string{"(Unauthenticated)", "volume.kubernetes.io/controller-modify-secret-name"}},
-	attempt.ReasonUncertain: {says: []string{"carries no gRPC code", `retries the same class`}},
+	"Canceled":             {says: []string{"(Canceled)", "may still modify the volume"}},
+	"Unknown":              {says: []string{"(Unknown)", "Fix what the driver reports"}},
+	"InvalidArgument":      {says: []string{`refused the parameters of class "gold" (InvalidArgument)`, `VolumeAttributesClass "gold" (iops=3000)`, "create one with parameters it accepts", `back to "silver"`}},
+	"DeadlineExceeded":     {says: []string{"(DeadlineExceeded)", "a longer --modify-timeout"}},
+	"NotFound":             {says: []string{"does not know the volume (NotFound)", "Every attempt, with any class, fails the same way until the driver knows the volume"}},
+	"AlreadyExists":        {says: []string{"(AlreadyExists)", "Fix what the driver reports"}},
+	"PermissionDenied":     {says: []string{"(PermissionDenied)", "another class does not help", "volume.kubernetes.io/controller-modify-secret-name"}},
+	"ResourceExhausted":    {says: []string{"(ResourceExhausted)", "quotas"}},
+	"FailedPrecondition":   {says: []string{"cannot modify the volume in its present state (FailedPrecondition)", "another class would meet the same condition"}},
+	"Aborted":              {says: []string{"(Aborted)"}},
+	"OutOfRange":           {says: []string{"(OutOfRange)", "a class whose parameters driver ebs.csi.example.com supports"}},
+	"Unimplemented":        {says: []string{"does not implement ControllerModifyVolume (Unimplemented)", "another class does not help"}},
+	"Internal":             {says: []string{"(Internal)", "Fix what the driver reports"}},
+	"Unavailable":          {says: []string{"(Unavailable)", "--csi-address"}},
+	"DataLoss":             {says: []string{"(DataLoss)", "Check PV pv-data's volume in the backend"}},
+	"Unauthenticated":      {says: []string{"(Unauthenticated)", "volume.kubernetes.io/controller-modify-secret-name"}},
+	decide.ReasonUncertain: {says: []string{"carries no gRPC code", `retries the same class`}},
 }
 
 // knownReasons are the reasons a failure is recorded with: every code but
-// OK, and attempt.ReasonUncertain.
+// OK, and decide.ReasonUncertain.
 func knownReasons() []string {
 	var out []string
 	for c := codes.Canceled; c <= codes.Unauthenticated; c++ {
 		out = append(out, c.String())
 	}
-	return append(out, attempt.ReasonUncertain)
+	return append(out, decide.ReasonUncertain)
 }
 
 // driverMessage is the message the resizer records of a failure with
 // reason.
 func driverMessage(what, reason string) string {
-	if reason == attempt.ReasonUncertain {
+	if reason == decide.ReasonUncertain {
 		return what + ": read the Secret: permission denied"
 	}
 	return fmt.Sprintf("%s: rpc error: code = %s desc = scripted", what, reason)
@@ -123,20 +121,20 @@ func TestAdviceForEveryResizeCode(t *testing.T) {
 			var pvc *v1.PersistentVolumeClaim
 			var extra []runtime.Object
 			state, by := "controller_error", ByResizer
-			switch resize.ResizeRules.ClassOfReason(reason) {
-			case attempt.Infeasible:
+			switch decide.ResizeRules.ClassOfReason(reason) {
+			case decide.Infeasible:
 				state, by = "controller_infeasible", ByUser
 				pvc = claim("10Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInfeasible),
 					condition(v1.PersistentVolumeClaimControllerResizeError, t0, message))
-			case attempt.Final:
+			case decide.Final:
 				pvc = claim("10Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInProgress),
 					condition(v1.PersistentVolumeClaimControllerResizeError, t0, message))
 			default:
 				state = "controller_in_progress"
 				pvc = claim("10Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInProgress),
 					condition(v1.PersistentVolumeClaimResizing, t0, ""))
-				extra = []runtime.Object{event(eventtext.ReasonResizing, "External resizer is resizing volume pv-data", t0),
-					event(eventtext.ReasonResizeFailed, message+"; the call may still complete", now.Add(-time.Minute))}
+				extra = []runtime.Object{event(events.ReasonResizing, "External resizer is resizing volume pv-data", t0),
+					event(events.ReasonResizeFailed, message+"; the call may still complete", now.Add(-time.Minute))}
 			}
 			x := explainObjects(t, Request{}, append([]runtime.Object{pvc, volume(pvc, "1Gi"), freshLease(), storageClass(true)}, extra...)...)
 			op := operation(t, x, "resize")
@@ -155,7 +153,7 @@ func TestAdviceForEveryModifyCode(t *testing.T) {
 			}
 			message := driverMessage(`modify volume "pv-data" to class "gold"`, reason)
 			status, state, by := v1.PersistentVolumeClaimModifyVolumeInProgress, "in_progress", ByResizer
-			if modify.ModifyRules.ClassOfReason(reason) == attempt.Infeasible {
+			if decide.ModifyRules.ClassOfReason(reason) == decide.Infeasible {
 				status, state, by = v1.PersistentVolumeClaimModifyVolumeInfeasible, "infeasible", ByUser
 			}
 			pvc := claim("1Gi", "1Gi", classes("gold", "silver"), modifyStatus("gold", status),

@@ -21,9 +21,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/csi-resizer/csi-resizer/pkg/modify"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 )
 
 // decisionSummary says the decision in plain words, as the one who owns
@@ -36,7 +34,7 @@ func decisionSummary(op Operation, what string) string {
 	switch {
 	case op.NextStepBy == ByNobody:
 		return "No resizer runs; once one does, it will " + what + "."
-	case op.NextStepBy == ByDriver && (op.Decision.Action == resize.Expand.String() || op.Decision.Action == modify.ModifyCall.String()):
+	case op.NextStepBy == ByDriver && (op.Decision.Action == decide.Expand.String() || op.Decision.Action == decide.ModifyCall.String()):
 		return "The resizer waits for the driver's answer; if the call ends without one, it will " + what + "."
 	}
 	return "The resizer will " + what + "."
@@ -49,33 +47,33 @@ func actionWords(operation string, d Decision) string {
 	if d.Reason != "" {
 		why = " (" + d.Reason + ")"
 	}
-	if operation == string(unfinished.OpResize) {
+	if operation == string(decide.OpResize) {
 		switch d.Action {
-		case resize.Expand.String():
+		case decide.Expand.String():
 			return fmt.Sprintf("expand the volume to %s%s", d.Target, why)
-		case resize.ResizeWait.String():
+		case decide.ResizeWait.String():
 			return fmt.Sprintf("try %s again in %s", d.Target, d.RetryAfter)
-		case resize.RecordVolumeSize.String():
+		case decide.RecordVolumeSize.String():
 			return fmt.Sprintf("record %s, the volume's size, as the claim's capacity, without calling the driver", d.Target)
-		case resize.NodeRetry.String():
+		case decide.NodeRetry.String():
 			return fmt.Sprintf("hand the claim back to kubelet at %s, without calling the driver", d.Target)
-		case resize.RecordShort.String():
+		case decide.RecordShort.String():
 			return fmt.Sprintf("record again that the driver gives less than %s, without calling the driver", d.Target)
 		}
 		return "leave the claim alone" + why
 	}
 	switch d.Action {
-	case modify.ModifyCall.String():
+	case decide.ModifyCall.String():
 		return fmt.Sprintf("call the driver to apply class %q", d.Target)
-	case modify.Pend.String():
+	case decide.Pend.String():
 		return fmt.Sprintf("wait for VolumeAttributesClass %q to be created, and not call the driver before", d.Target)
-	case modify.Refuse.String():
+	case decide.Refuse.String():
 		return fmt.Sprintf("not send class %q to the driver%s", d.Target, why)
-	case modify.Cancel.String():
+	case decide.Cancel.String():
 		return fmt.Sprintf("drop the recorded modification to class %q, without calling the driver", d.Target)
-	case modify.ModifyWait.String():
+	case decide.ModifyWait.String():
 		return fmt.Sprintf("try class %q again in %s", d.Target, d.RetryAfter)
-	case modify.Blocked.String():
+	case decide.Blocked.String():
 		return fmt.Sprintf("leave the modification to class %q unfinished%s", d.Target, why)
 	}
 	return "leave the claim alone" + why

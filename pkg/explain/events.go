@@ -24,13 +24,13 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 // The reasons of the resizer's events about each operation.
 var (
-	resizeReasons = []string{eventtext.ReasonResizing, eventtext.ReasonResizeFailed, eventtext.ReasonFileSystemResizeRequired, eventtext.ReasonResizeSuccessful}
-	modifyReasons = []string{eventtext.ReasonModify, eventtext.ReasonModifySuccessful, eventtext.ReasonModifyFailed, eventtext.ReasonModifyCanceled}
+	resizeReasons = []string{events.ReasonResizing, events.ReasonResizeFailed, events.ReasonFileSystemResizeRequired, events.ReasonResizeSuccessful}
+	modifyReasons = []string{events.ReasonModify, events.ReasonModifySuccessful, events.ReasonModifyFailed, events.ReasonModifyCanceled}
 )
 
 // ofClaim keeps the events of pvc itself (not of an earlier claim of the
@@ -83,10 +83,10 @@ func compareEvents(a, b v1.Event) int {
 
 // newestOf returns the newest event of driver's resizer with one of
 // reasons; nil when there is none.
-func newestOf(events []v1.Event, driver string, reasons []string) *v1.Event {
-	source := eventtext.Source(driver)
-	for i := len(events) - 1; i >= 0; i-- {
-		e := &events[i]
+func newestOf(evs []v1.Event, driver string, reasons []string) *v1.Event {
+	source := events.Source(driver)
+	for i := len(evs) - 1; i >= 0; i-- {
+		e := &evs[i]
 		if e.Source.Component == source && slices.Contains(reasons, e.Reason) {
 			return e
 		}
@@ -96,22 +96,22 @@ func newestOf(events []v1.Event, driver string, reasons []string) *v1.Event {
 
 // heldBackInUse reports whether e is the resizer's event of an expansion
 // held back because pods use the volume and the driver expands offline
-// only: ours and upstream's say eventtext.OfflineOnly. The metrics count
+// only: ours and upstream's say events.OfflineOnly. The metrics count
 // such a claim as waiting_in_use, and so does explain; a driver that
 // expands online but answered FailedPrecondition leaves the claim in
 // controller_error for both (see inUseRefused).
 func heldBackInUse(e *v1.Event) bool {
-	return e != nil && e.Reason == eventtext.ReasonResizeFailed && strings.Contains(strings.ToLower(e.Message), strings.ToLower(eventtext.OfflineOnly))
+	return e != nil && e.Reason == events.ReasonResizeFailed && strings.Contains(strings.ToLower(e.Message), strings.ToLower(events.OfflineOnly))
 }
 
 // inUseRefused reports whether e is the resizer's event of a driver that
 // refused to expand a volume in use (FailedPrecondition), or of the
 // expansion held back after that answer.
 func inUseRefused(e *v1.Event) bool {
-	if e == nil || e.Reason != eventtext.ReasonResizeFailed {
+	if e == nil || e.Reason != events.ReasonResizeFailed {
 		return false
 	}
-	return strings.Contains(e.Message, eventtext.CannotExpandInUse) || strings.Contains(e.Message, eventtext.AnsweredInUse)
+	return strings.Contains(e.Message, events.CannotExpandInUse) || strings.Contains(e.Message, events.AnsweredInUse)
 }
 
 // eventsOf projects the newest max events, oldest first.

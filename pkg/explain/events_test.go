@@ -23,18 +23,18 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 func TestEventsOfTheClaimInOrder(t *testing.T) {
 	at := now.Add(-time.Minute)
-	failed := event(eventtext.ReasonResizeFailed, "uncertain", at)
-	resizing := event(eventtext.ReasonResizing, "resizing", at) // same second, written later
-	older := event(eventtext.ReasonResizing, "older", at.Add(-time.Minute))
-	earlierClaim := event(eventtext.ReasonResizeFailed, "of an earlier claim of the same name", at)
+	failed := event(events.ReasonResizeFailed, "uncertain", at)
+	resizing := event(events.ReasonResizing, "resizing", at) // same second, written later
+	older := event(events.ReasonResizing, "older", at.Add(-time.Minute))
+	earlierClaim := event(events.ReasonResizeFailed, "of an earlier claim of the same name", at)
 	earlierClaim.InvolvedObject.UID = "uid-old"
-	otherSource := event(eventtext.ReasonResizing, "of another resizer", at.Add(time.Second))
-	otherSource.Source.Component = eventtext.Source("other.csi.example.com")
+	otherSource := event(events.ReasonResizing, "of another resizer", at.Add(time.Second))
+	otherSource.Source.Component = events.Source("other.csi.example.com")
 	events := ofClaim([]v1.Event{*resizing, *failed, *earlierClaim, *otherSource, *older}, claim("1Gi", "1Gi"))
 	var messages []string
 	for _, e := range events {
@@ -62,7 +62,7 @@ func TestHeldBackInUse(t *testing.T) {
 		{message: "unable to expand apps/data to 2Gi because CSI driver d answered FailedPrecondition (volume in use) to the last attempt and volume is currently in-use by pod(s) [app]", inUse: true},
 		{message: `expand volume "pv-data" to 2Gi: rpc error: code = Internal desc = no`},
 	} {
-		e := event(eventtext.ReasonResizeFailed, tc.message, now)
+		e := event(events.ReasonResizeFailed, tc.message, now)
 		if got := heldBackInUse(e); got != tc.offline {
 			t.Errorf("heldBackInUse(%q) = %v, want %v", tc.message, got, tc.offline)
 		}
@@ -70,7 +70,7 @@ func TestHeldBackInUse(t *testing.T) {
 			t.Errorf("inUseRefused(%q) = %v, want %v", tc.message, got, tc.inUse)
 		}
 	}
-	if heldBackInUse(event(eventtext.ReasonResizing, "only supports offline expansion", now)) || heldBackInUse(nil) || inUseRefused(nil) {
+	if heldBackInUse(event(events.ReasonResizing, "only supports offline expansion", now)) || heldBackInUse(nil) || inUseRefused(nil) {
 		t.Error("an event that is no failure holds nothing back")
 	}
 }

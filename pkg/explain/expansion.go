@@ -24,45 +24,44 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // expansion explains the claim's expansion.
 type expansion struct {
 	*facts
-	s resize.ResizeState
-	d resize.ResizeDecision
+	s decide.ResizeState
+	d decide.ResizeDecision
 }
 
-// decideExpansion is resize.Decide on the claim's recorded state.
+// decideExpansion is decide.Decide on the claim's recorded state.
 func (f *facts) decideExpansion() expansion {
-	s := resize.ResizeStateOf(f.pvc, f.pv, f.settings.Recovery, nil)
-	return expansion{facts: f, s: s, d: resize.DecideResize(s, f.now, f.settings.retryMax())}
+	s := decide.ResizeStateOf(f.pvc, f.pv, f.settings.Recovery, nil)
+	return expansion{facts: f, s: s, d: decide.DecideResize(s, f.now, f.settings.retryMax())}
 }
 
-// expansion explains the claim's expansion from resize.Decide on its
+// expansion explains the claim's expansion from decide.Decide on its
 // recorded state.
 func (f *facts) expansion() Operation {
 	x := f.decideExpansion()
-	op := Operation{Operation: string(unfinished.OpResize), State: StateNone, Decision: Decision{
+	op := Operation{Operation: string(decide.OpResize), State: StateNone, Decision: Decision{
 		Action: x.d.Action.String(), Target: quantityOrEmpty(x.d.Target), Reason: x.d.Reason}}
 	if x.d.RetryAfter > 0 {
 		op.Decision.RetryAfter = x.d.RetryAfter.Round(time.Second).String()
 	}
-	entry, inState := unfinished.UnfinishedResize(slim.NewClaim(f.pvc), x.heldBack)
+	entry, inState := decide.UnfinishedResize(slim.NewClaim(f.pvc), x.heldBack)
 	f.settle(&op, entry, inState, x.step(entry.State, inState))
 	return op
 }
 
-// heldBack is unfinished.HeldBack as far as the API shows it: resize.Decide
+// heldBack is decide.HeldBack as far as the API shows it: decide.Decide
 // says expand, pods may have the claim mounted, and the resizer's newest
 // expansion event says that it holds the expansion back for them (whether
 // the driver expands offline only is not in the API).
 func (x expansion) heldBack(*slim.Claim) bool {
-	return x.d.Action == resize.Expand && len(x.users) > 0 && heldBackInUse(newestOf(x.o.Events, x.driver, resizeReasons))
+	return x.d.Action == decide.Expand && len(x.users) > 0 && heldBackInUse(newestOf(x.o.Events, x.driver, resizeReasons))
 }
 
 func quantityOrEmpty(q resource.Quantity) string {
@@ -72,22 +71,22 @@ func quantityOrEmpty(q resource.Quantity) string {
 	return q.String()
 }
 
-func (x expansion) step(state unfinished.Stage, inState bool) step {
+func (x expansion) step(state decide.Stage, inState bool) step {
 	if !inState {
 		return x.idle()
 	}
 	switch state {
-	case unfinished.ControllerInProgress:
+	case decide.ControllerInProgress:
 		return x.inProgress()
-	case unfinished.ControllerError:
+	case decide.ControllerError:
 		return x.failed()
-	case unfinished.ControllerInfeasible:
+	case decide.ControllerInfeasible:
 		return x.infeasible()
-	case unfinished.WaitingInUse:
+	case decide.WaitingInUse:
 		return x.waitingInUse()
-	case unfinished.NodePending:
+	case decide.NodePending:
 		return x.nodePending()
-	case unfinished.NodeInProgress:
+	case decide.NodeInProgress:
 		return step{summary: fmt.Sprintf("The volume is expanded to %s; kubelet is growing the file system on the node.", x.allocated()),
 			by: ByKubelet, next: "kubelet finishes the expansion and records the new capacity in the claim."}
 	}
@@ -105,13 +104,13 @@ func (x expansion) allocated() string {
 // idle explains a claim whose status records no unfinished expansion.
 func (x expansion) idle() step {
 	switch {
-	case x.d.Action == resize.Expand:
+	case x.d.Action == decide.Expand:
 		return step{summary: fmt.Sprintf("The request %s exceeds the capacity %s, and no expansion is recorded yet.", size(x.s.Request), size(x.s.Capacity)),
 			by: ByResizer, next: fmt.Sprintf("The resizer records the expansion to %s and calls the driver as soon as it sees the claim.", size(x.d.Target))}
-	case x.d.Action == resize.NodeRetry:
+	case x.d.Action == decide.NodeRetry:
 		return step{summary: fmt.Sprintf("The request %s exceeds the capacity %s, which kubelet grew the file system to; the volume already holds %s.", size(x.s.Request), size(x.s.Capacity), size(x.s.PVSize)),
 			by: ByResizer, next: fmt.Sprintf("The resizer hands the claim to kubelet at %s as soon as it sees the claim, without calling the driver: only the file system grows.", size(x.d.Target))}
-	case x.d.Action == resize.RecordVolumeSize:
+	case x.d.Action == decide.RecordVolumeSize:
 		return step{summary: fmt.Sprintf("kubelet finished the expansion at %s, and the driver allocated more: the volume is %s.", size(x.s.Capacity), size(x.d.Target)),
 			by: ByResizer, next: fmt.Sprintf("The resizer records %s as the claim's capacity as soon as it sees the claim, without calling the driver.", size(x.d.Target))}
 	case x.s.Validate() != nil:
@@ -157,11 +156,11 @@ func (x expansion) inProgress() step {
 	}
 	newest := newestOf(x.o.Events, x.driver, resizeReasons)
 	switch {
-	case newest != nil && newest.Reason == eventtext.ReasonResizing:
+	case newest != nil && newest.Reason == events.ReasonResizing:
 		s.by = ByDriver
 		s.next = fmt.Sprintf("The driver is expanding the volume to %s: the resizer called it %s (event %s) and records its answer.",
-			target, ago(lastSeen(newest), x.now), eventtext.ReasonResizing)
-	case newest != nil && newest.Reason == eventtext.ReasonResizeFailed:
+			target, ago(lastSeen(newest), x.now), events.ReasonResizing)
+	case newest != nil && newest.Reason == events.ReasonResizeFailed:
 		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
 		if code := codeIn(newest.Message); knownCode(code) {
 			a := x.resizeAdvice(code)
@@ -202,7 +201,7 @@ func (x expansion) waitingInUse() step {
 // nodePending: the volume is expanded; kubelet must grow the file system.
 func (x expansion) nodePending() step {
 	s := step{summary: fmt.Sprintf("The volume is expanded to %s; kubelet must grow the file system on the node.", x.allocated())}
-	if x.d.Action == resize.Expand {
+	if x.d.Action == decide.Expand {
 		s.by = ByResizer
 		s.next = fmt.Sprintf("The PV records %s, less than %s: the resizer finishes the controller step first.", size(x.s.PVSize), x.allocated())
 		return s
@@ -225,11 +224,11 @@ func (x expansion) nodeInfeasible() step {
 	s := step{summary: fmt.Sprintf("kubelet found %s infeasible on the node: %s", x.allocated(),
 		orUnknown(conditionMessage(x.pvc, v1.PersistentVolumeClaimNodeResizeError)))}
 	switch x.d.Action {
-	case resize.Expand:
+	case decide.Expand:
 		s.by = ByResizer
 		s.next = fmt.Sprintf("The request asks for another size: the resizer expands to %s.", size(x.d.Target))
 		return s
-	case resize.NodeRetry:
+	case decide.NodeRetry:
 		s.by = ByResizer
 		s.next = fmt.Sprintf("The request is lowered to %s, which the volume holds: the resizer hands the claim back to kubelet at that size.", size(x.d.Target))
 		return s

@@ -23,15 +23,14 @@ import (
 	"google.golang.org/grpc/codes"
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 // failed: the driver's last answer was a final failure.
 func (x expansion) failed() step {
 	message := conditionMessage(x.pvc, v1.PersistentVolumeClaimControllerResizeError)
-	if strings.Contains(message, eventtext.AnsweredShort) {
+	if strings.Contains(message, events.AnsweredShort) {
 		return x.short(message)
 	}
 	code := x.recordedCode(message)
@@ -70,18 +69,18 @@ func (x expansion) short(message string) step {
 
 // recordedCode is the gRPC code of the expansion's recorded failure: the
 // one message (the ControllerResizeError condition's) names, else the one
-// of the resizer's newest failure event; attempt.ReasonUncertain when
+// of the resizer's newest failure event; decide.ReasonUncertain when
 // neither names one.
 func (x expansion) recordedCode(message string) string {
 	if code := codeIn(message); knownCode(code) {
 		return code
 	}
-	if e := newestOf(x.o.Events, x.driver, resizeReasons); e != nil && e.Reason == eventtext.ReasonResizeFailed {
+	if e := newestOf(x.o.Events, x.driver, resizeReasons); e != nil && e.Reason == events.ReasonResizeFailed {
 		if code := codeIn(e.Message); knownCode(code) {
 			return code
 		}
 	}
-	return attempt.ReasonUncertain
+	return decide.ReasonUncertain
 }
 
 // infeasible: the driver said the size cannot be had.
@@ -94,7 +93,7 @@ func (x expansion) infeasible() step {
 		refuser = "the resizer"
 	}
 	s := step{summary: sentences(fmt.Sprintf("%s refused %s as infeasible: %s", upperFirst(refuser), failedAt, orUnknown(message)), a.means)}
-	if x.d.Action == resize.Expand && size(x.d.Target) != failedAt {
+	if x.d.Action == decide.Expand && size(x.d.Target) != failedAt {
 		s.by = ByResizer
 		s.next = fmt.Sprintf("The request changed to %s: the resizer tries it at once.", size(x.d.Target))
 		if !a.retargetHelps {
@@ -124,7 +123,7 @@ func (x expansion) infeasible() step {
 }
 
 // lowerAdvice is the user's way back after the recorded size failed, as
-// resize.State.LowerRange works it out for Decide; when there is none, it
+// decide.State.LowerRange works it out for Decide; when there is none, it
 // says why in s's summary.
 func (x expansion) lowerAdvice(s *step) []string {
 	if x.s.Allocated == nil {

@@ -24,7 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 // want is what an operation must say.
@@ -93,7 +93,7 @@ func TestExplainResize(t *testing.T) {
 		name: "controller_in_progress, processed right now",
 		objs: []runtime.Object{
 			claim("2Gi", "1Gi", allocated("2Gi", v1.PersistentVolumeClaimControllerResizeInProgress), condition(v1.PersistentVolumeClaimResizing, t1, "")),
-			event(eventtext.ReasonResizing, "External resizer is resizing volume pv-data", now.Add(-5*time.Second)),
+			event(events.ReasonResizing, "External resizer is resizing volume pv-data", now.Add(-5*time.Second)),
 		},
 		want: want{state: "controller_in_progress", by: ByDriver, action: "expand", target: "2Gi", since: t1,
 			says: []string{"The driver is expanding the volume to 2Gi: the resizer called it 5s ago (event Resizing)", "Nothing but wait"}},
@@ -101,8 +101,8 @@ func TestExplainResize(t *testing.T) {
 		name: "controller_in_progress after an uncertain failure",
 		objs: []runtime.Object{
 			claim("3Gi", "1Gi", allocated("2Gi", v1.PersistentVolumeClaimControllerResizeInProgress), condition(v1.PersistentVolumeClaimResizing, t1, "")),
-			event(eventtext.ReasonResizing, "External resizer is resizing volume pv-data", t1),
-			event(eventtext.ReasonResizeFailed, "expand volume \"pv-data\" to 2Gi: rpc error: code = DeadlineExceeded desc = timeout", now.Add(-time.Minute)),
+			event(events.ReasonResizing, "External resizer is resizing volume pv-data", t1),
+			event(events.ReasonResizeFailed, "expand volume \"pv-data\" to 2Gi: rpc error: code = DeadlineExceeded desc = timeout", now.Add(-time.Minute)),
 		},
 		want: want{state: "controller_in_progress", by: ByResizer, action: "expand", target: "2Gi", since: t1,
 			says: []string{"Its last call got no final answer: expand volume", "calls the driver again for 2Gi, which is finished before any other size",
@@ -170,7 +170,7 @@ func TestExplainResize(t *testing.T) {
 		name: "waiting_in_use",
 		objs: []runtime.Object{
 			claim("2Gi", "1Gi"), runningPod("app"),
-			event(eventtext.ReasonResizeFailed, "unable to expand apps/data to 2Gi because CSI driver ebs.csi.example.com only supports offline expansion and volume is currently in-use by pod(s) [app]; "+
+			event(events.ReasonResizeFailed, "unable to expand apps/data to 2Gi because CSI driver ebs.csi.example.com only supports offline expansion and volume is currently in-use by pod(s) [app]; "+
 				"the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods", now.Add(-time.Minute)),
 		},
 		want: want{state: "waiting_in_use", by: ByUser, action: "expand", target: "2Gi",
@@ -181,7 +181,7 @@ func TestExplainResize(t *testing.T) {
 			claim("2Gi", "1Gi", allocated("2Gi", v1.PersistentVolumeClaimControllerResizeInProgress),
 				condition(v1.PersistentVolumeClaimControllerResizeError, t1, "expand volume \"pv-data\" to 2Gi: rpc error: code = FailedPrecondition desc = mounted")),
 			runningPod("app"),
-			event(eventtext.ReasonResizeFailed, "unable to expand apps/data to 2Gi because CSI driver ebs.csi.example.com answered FailedPrecondition (volume in use) to the last attempt "+
+			event(events.ReasonResizeFailed, "unable to expand apps/data to 2Gi because CSI driver ebs.csi.example.com answered FailedPrecondition (volume in use) to the last attempt "+
 				"and volume is currently in-use by pod(s) [app]; the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods", now.Add(-time.Minute)),
 		},
 		want: want{state: "controller_error", by: ByResizer, action: "expand", target: "2Gi", since: t1,

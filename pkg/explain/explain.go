@@ -18,7 +18,7 @@ limitations under the License.
 // it is: the state the resizer records (package unfinished, as the metric
 // csi_resizer_claims counts it), since when, who owns the next step, what
 // the resizer will do next and when (from the resizer's own decisions,
-// resize.Decide and modify.Decide, on the recorded state), and what the
+// decide.Decide and modify.Decide, on the recorded state), and what the
 // user can do. It reads the claim, its PV, StorageClass and
 // VolumeAttributesClasses, its events, the pods of its namespace and the
 // resizer's Lease with get and list only (Gather), then explains them
@@ -34,9 +34,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // maxEvents bounds the events an explanation lists.
@@ -85,7 +84,7 @@ func newFacts(o *Objects, driver string, now time.Time) *facts {
 
 // settle fills op from a step and the unfinished entry, and hands a step of
 // the resizer or its driver to nobody when no resizer runs.
-func (f *facts) settle(op *Operation, entry unfinished.Entry, inState bool, s step) {
+func (f *facts) settle(op *Operation, entry decide.Entry, inState bool, s step) {
 	if inState {
 		op.State = string(entry.State)
 		if !entry.Since.IsZero() {
@@ -125,7 +124,7 @@ func (f *facts) unknowns(ops []Operation) []string {
 	if f.resizer.Status == ResizerNotRunning && len(f.o.Leases) == 0 && len(f.o.NodeLeases) == 0 {
 		out = append(out, "A resizer started without --leader-election holds no Lease: explain cannot see it, and takes it for not running.")
 	}
-	if len(f.users) > 0 && ops[0].Decision.Action == resize.Expand.String() {
+	if len(f.users) > 0 && ops[0].Decision.Action == decide.Expand.String() {
 		out = append(out, "Whether the driver expands volumes in use: explain reads it from the resizer's events, which expire (after an hour by default).")
 	}
 	if ops[1].State != StateNone || ops[1].Decision.Action != "none" {
@@ -141,7 +140,7 @@ func (f *facts) unknowns(ops []Operation) []string {
 // refused size or class.
 func retried(op Operation) bool {
 	return op.NextStepBy == ByResizer || op.NextStepBy == ByDriver ||
-		op.State == string(unfinished.ControllerInfeasible) || op.State == string(unfinished.ModifyInfeasible)
+		op.State == string(decide.ControllerInfeasible) || op.State == string(decide.ModifyInfeasible)
 }
 
 // flagsUnread says why explain could not read the resizer's flags.

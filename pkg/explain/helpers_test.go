@@ -33,7 +33,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -179,7 +179,7 @@ func event(reason, message string, at time.Time) *v1.Event {
 		ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("data.%d", eventCount), Namespace: ns, ResourceVersion: fmt.Sprint(eventCount)},
 		InvolvedObject: v1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: ns, Name: "data", UID: "uid-data"},
 		Reason:         reason, Message: message, Type: typ, Count: 1,
-		Source:        v1.EventSource{Component: eventtext.Source(driver)},
+		Source:        v1.EventSource{Component: events.Source(driver)},
 		LastTimestamp: metav1.NewTime(at), FirstTimestamp: metav1.NewTime(at),
 	}
 }

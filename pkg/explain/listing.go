@@ -27,7 +27,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 )
 
 // Resources package list reads, as RBAC names them.
@@ -73,12 +73,12 @@ func (o *Objects) ReadNodeOwner(ctx context.Context, r Reader, driver string) {
 	}
 }
 
-// HeldBack is unfinished.HeldBack as Explain decides it for the claim of o,
+// HeldBack is decide.HeldBack as Explain decides it for the claim of o,
 // handled by driver's resizer: resize.Decide expands, pods use the claim,
 // and the resizer's newest expansion event says that it holds the
 // expansion back for them. A claim Explain finds waiting_in_use is the
-// claim unfinished.Of, given it, finds so.
-func HeldBack(o *Objects, driver string, now time.Time) unfinished.HeldBack {
+// claim decide.Of, given it, finds so.
+func HeldBack(o *Objects, driver string, now time.Time) decide.HeldBack {
 	return newFacts(o, driver, now).decideExpansion().heldBack
 }
 

@@ -22,33 +22,31 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/attempt"
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
-	"github.com/csi-resizer/csi-resizer/pkg/modify"
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
-	"github.com/csi-resizer/csi-resizer/pkg/statuspatch"
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // modification explains the claim's modification.
 type modification struct {
 	*facts
-	s modify.ModifyState
-	d modify.ModifyDecision
+	s decide.ModifyState
+	d decide.ModifyDecision
 }
 
-// modification explains the claim's modification from modify.Decide on
+// modification explains the claim's modification from decide.Decide on
 // its recorded state.
 func (f *facts) modification() Operation {
 	drivers := f.classDrivers()
-	s := modify.ModifyStateOf(f.driver, f.pvc, f.pv, func(name string) (string, bool) { d, ok := drivers[name]; return d, ok }, nil)
-	m := modification{facts: f, s: s, d: modify.DecideModify(s, f.now, f.settings.retryMax())}
-	op := Operation{Operation: string(unfinished.OpModify), State: StateNone,
+	s := decide.ModifyStateOf(f.driver, f.pvc, f.pv, func(name string) (string, bool) { d, ok := drivers[name]; return d, ok }, nil)
+	m := modification{facts: f, s: s, d: decide.DecideModify(s, f.now, f.settings.retryMax())}
+	op := Operation{Operation: string(decide.OpModify), State: StateNone,
 		Decision: Decision{Action: m.d.Action.String(), Target: m.d.Target, Reason: m.d.Reason}}
 	if m.d.RetryAfter > 0 {
 		op.Decision.RetryAfter = m.d.RetryAfter.Round(time.Second).String()
 	}
-	entry, inState := unfinished.UnfinishedModify(slim.NewClaim(f.pvc))
+	entry, inState := decide.UnfinishedModify(slim.NewClaim(f.pvc))
 	f.settle(&op, entry, inState, m.step())
 	return op
 }
@@ -64,18 +62,18 @@ func (f *facts) classDrivers() map[string]string {
 
 func (m modification) step() step {
 	switch m.d.Action {
-	case modify.ModifyNone:
+	case decide.ModifyNone:
 		return m.atClass()
-	case modify.Pend:
+	case decide.Pend:
 		return m.pending()
-	case modify.Refuse:
+	case decide.Refuse:
 		return m.refused()
-	case modify.Cancel:
+	case decide.Cancel:
 		return step{summary: fmt.Sprintf("The claim asks for no change any more, but a modification to class %q is recorded.", m.d.Target), by: ByResizer,
 			next: "The resizer drops the recorded modification without calling the driver: the volume is still at its class (event VolumeModifyCanceled)."}
-	case modify.ModifyWait:
+	case decide.ModifyWait:
 		return m.waiting()
-	case modify.Blocked:
+	case decide.Blocked:
 		return step{summary: m.d.Reason + ".", by: ByUser,
 			next: "Nothing, until the class exists again: the recorded modification must be finished before any other.",
 			can:  []string{fmt.Sprintf("Create VolumeAttributesClass %q again, with driverName %s.", m.d.Target, m.driver)}}
@@ -120,7 +118,7 @@ func (m modification) refused() step {
 
 // waiting: an infeasible class waits for its slow retry.
 func (m modification) waiting() step {
-	code, at, _ := statuspatch.RecordedModifyError(m.pvc)
+	code, at, _ := claimstatus.RecordedModifyError(m.pvc)
 	a := m.modifyAdvice(code, m.d.Target)
 	return step{
 		summary: sentences(fmt.Sprintf("The driver refused class %q as infeasible: %s", m.d.Target,
@@ -157,7 +155,7 @@ func (m modification) modifying() step {
 		return step{summary: fmt.Sprintf("A modification to class %q is recorded (%s), but the claim now asks for %q.", r.Target, r.Status, m.d.Target),
 			by: ByResizer, next: fmt.Sprintf("The resizer tries class %q at once.", m.d.Target)}
 	case r.Status == v1.PersistentVolumeClaimModifyVolumeInfeasible:
-		code, _, _ := statuspatch.RecordedModifyError(m.pvc)
+		code, _, _ := claimstatus.RecordedModifyError(m.pvc)
 		a := m.modifyAdvice(code, r.Target)
 		return step{summary: sentences(fmt.Sprintf("The driver refused class %q as infeasible: %s", r.Target,
 			orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.means), by: ByResizer,
@@ -169,7 +167,7 @@ func (m modification) modifying() step {
 		return step{summary: fmt.Sprintf("The modification to class %q waited for the class, which exists now.", r.Target), by: ByResizer,
 			next: "The resizer starts the modification at once (it watches classes)."}
 	}
-	code, _, _ := statuspatch.RecordedModifyError(m.pvc)
+	code, _, _ := claimstatus.RecordedModifyError(m.pvc)
 	a := m.modifyAdvice(code, r.Target)
 	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to class %q was a final failure (%s): %s", r.Target, code,
 		orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.means), by: ByResizer,
@@ -195,18 +193,18 @@ func (m modification) unfinished() step {
 	retry := fmt.Sprintf("The resizer calls the driver again for class %q, which is finished before any other class, with backoff "+
 		"(from --retry-interval-start %s, doubling up to --retry-interval-max %s).", t, m.settings.retryStart(), m.settings.retryMax())
 	switch {
-	case newest != nil && newest.Reason == eventtext.ReasonModify:
+	case newest != nil && newest.Reason == events.ReasonModify:
 		s.by = ByDriver
-		s.next = fmt.Sprintf("The driver is applying class %q: the resizer called it %s (event %s) and records its answer.", t, ago(lastSeen(newest), m.now), eventtext.ReasonModify)
-	case newest != nil && newest.Reason == eventtext.ReasonModifyFailed:
+		s.next = fmt.Sprintf("The driver is applying class %q: the resizer called it %s (event %s) and records its answer.", t, ago(lastSeen(newest), m.now), events.ReasonModify)
+	case newest != nil && newest.Reason == events.ReasonModifyFailed:
 		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
 		s.by, s.next = ByResizer, retry
 	default:
 		s.by, s.next = ByResizer, retry
 	}
-	if code, _, ok := statuspatch.RecordedModifyError(m.pvc); ok && s.by == ByResizer {
+	if code, _, ok := claimstatus.RecordedModifyError(m.pvc); ok && s.by == ByResizer {
 		if code == "" {
-			code = attempt.ReasonUncertain
+			code = decide.ReasonUncertain
 		}
 		a := m.modifyAdvice(code, t)
 		s.summary = sentences(s.summary, a.means)

@@ -23,7 +23,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 func TestExplainModify(t *testing.T) {
@@ -60,7 +60,7 @@ func TestExplainModify(t *testing.T) {
 		objs: []runtime.Object{
 			claim("1Gi", "1Gi", classes("gold", ""), modifyStatus("gold", v1.PersistentVolumeClaimModifyVolumeInProgress),
 				condition(v1.PersistentVolumeClaimVolumeModifyingVolume, t1, `Modifying volume to "gold" is in progress.`)),
-			vac("gold", driver), event(eventtext.ReasonModify, "external resizer is modifying volume data with vac gold", t1),
+			vac("gold", driver), event(events.ReasonModify, "external resizer is modifying volume data with vac gold", t1),
 		},
 		want: want{state: "in_progress", by: ByDriver, action: "modify", target: "gold", since: t1,
 			says: []string{`The driver is applying class "gold": the resizer called it 1m ago (event VolumeModify)`, `class "gold" must be finished first`}},
@@ -70,8 +70,8 @@ func TestExplainModify(t *testing.T) {
 			claim("1Gi", "1Gi", classes("silver", ""), modifyStatus("gold", v1.PersistentVolumeClaimModifyVolumeInProgress),
 				condition(v1.PersistentVolumeClaimVolumeModifyingVolume, t0, ""), modifyError("DeadlineExceeded", t1, "timed out")),
 			vac("gold", driver), vac("silver", driver),
-			event(eventtext.ReasonModify, "external resizer is modifying volume data with vac gold", t0),
-			event(eventtext.ReasonModifyFailed, `modify volume "pv-data" to class "gold": rpc error: code = DeadlineExceeded desc = timed out`, t1),
+			event(events.ReasonModify, "external resizer is modifying volume data with vac gold", t0),
+			event(events.ReasonModifyFailed, `modify volume "pv-data" to class "gold": rpc error: code = DeadlineExceeded desc = timed out`, t1),
 		},
 		want: want{state: "in_progress", by: ByResizer, action: "modify", target: "gold", since: t0,
 			says: []string{"Its last call got no final answer", `calls the driver again for class "gold", which is finished before any other class`,

@@ -28,9 +28,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
-	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
+	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 )
 
 // With --node-deployment a driver's resizer runs once per node and holds
@@ -38,7 +38,7 @@ import (
 // (options.NodeLeaseName), labelled options.NodeLeaseLabel. When no leader
 // Lease exists, explain looks for those. If there are some, the driver's
 // resizers run so, and the instance that handles a claim is the one of the
-// node its volume's node affinity pins it to, by nodeaffinity.Match, the
+// node its volume's node affinity pins it to, by ownership.Match, the
 // rule the instances follow.
 
 // readNodeInstances reads the node Leases of driver's resizers and, when
@@ -111,19 +111,19 @@ func (o *Objects) nodeOwner() (node, why string) {
 	}
 	shared := ""
 	for _, name := range slices.Sorted(maps.Keys(o.Nodes)) {
-		result, why := nodeaffinity.Match(pv, nodeaffinity.NodeOf(o.Nodes[name]))
+		result, why := ownership.Match(pv, ownership.NodeOf(o.Nodes[name]))
 		switch {
-		case result == nodeaffinity.Pinned:
+		case result == ownership.Pinned:
 			return name, why
-		case result == nodeaffinity.Shared && shared == "":
+		case result == ownership.Shared && shared == "":
 			shared = fmt.Sprintf("node %s can use the volume, but not alone: %s", name, why)
 		}
 	}
 	if shared != "" {
-		return "", shared + "; each instance whose node it selects refuses it (warning " + eventtext.ReasonNodeAffinityConflict + "), and none handles it"
+		return "", shared + "; each instance whose node it selects refuses it (warning " + events.ReasonNodeAffinityConflict + "), and none handles it"
 	}
 	return "", fmt.Sprintf("its node affinity pins it to no one node that exists (%s): no instance handles it, and each instance whose node it selects refuses it (warning %s)",
-		namedList(slices.Sorted(maps.Keys(o.Nodes)), namedNodes(pv)), eventtext.ReasonNodeAffinityConflict)
+		namedList(slices.Sorted(maps.Keys(o.Nodes)), namedNodes(pv)), events.ReasonNodeAffinityConflict)
 }
 
 // namedList says which of the named nodes exist.

@@ -26,7 +26,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/features"
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -71,7 +70,7 @@ func defaultSettings() Settings {
 	return Settings{
 		RetryIntervalStart: Duration(resizeroptions.DefaultRetryIntervalStart),
 		RetryIntervalMax:   Duration(resizeroptions.DefaultRetryIntervalMax),
-		Recovery:           features.Specs()[features.RecoverVolumeExpansionFailure].Default,
+		Recovery:           resizeroptions.Specs()[resizeroptions.RecoverVolumeExpansionFailure].Default,
 		From:               "defaults",
 	}
 }
@@ -104,7 +103,7 @@ func settingsOf(pod *v1.Pod) Settings {
 				s.RetryIntervalMax = Duration(d)
 			}
 		case resizeroptions.FlagFeatureGates:
-			if on, ok := gate(value, string(features.RecoverVolumeExpansionFailure)); ok {
+			if on, ok := gate(value, string(resizeroptions.RecoverVolumeExpansionFailure)); ok {
 				s.Recovery = on
 			}
 		}

@@ -23,7 +23,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 func text(t *testing.T, objs ...runtime.Object) string {
@@ -39,7 +39,7 @@ func TestTextInfeasible(t *testing.T) {
 	pvc := claim("10Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInfeasible),
 		condition(v1.PersistentVolumeClaimControllerResizeError, t0, infeasibleMessage))
 	out := text(t, pvc, volume(pvc, "1Gi"), freshLease(), storageClass(true),
-		event(eventtext.ReasonResizeFailed, infeasibleMessage+"; 10Gi is retried every 5m0s unless the request changes", t0))
+		event(events.ReasonResizeFailed, infeasibleMessage+"; 10Gi is retried every 5m0s unless the request changes", t0))
 	for _, want := range []string{
 		"Claim:        apps/data (Bound): requests 10Gi, capacity 1Gi, allocated 10Gi, status\n              ControllerResizeInfeasible\n",
 		"Volume:       pv-data of 1Gi, CSI driver ebs.csi.example.com\n",

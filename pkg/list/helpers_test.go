@@ -29,7 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -129,7 +129,7 @@ func event(namespace, name, reason, message string, at time.Time) *v1.Event {
 		ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("%s.%d", name, eventCount), Namespace: namespace, ResourceVersion: fmt.Sprint(eventCount)},
 		InvolvedObject: v1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: namespace, Name: name, UID: types.UID("uid-" + name)},
 		Reason:         reason, Message: message, Type: v1.EventTypeWarning, Count: 1,
-		Source:        v1.EventSource{Component: eventtext.Source(driver)},
+		Source:        v1.EventSource{Component: events.Source(driver)},
 		LastTimestamp: metav1.NewTime(at), FirstTimestamp: metav1.NewTime(at),
 	}
 }
@@ -177,7 +177,7 @@ func cluster() []runtime.Object {
 	// waiting_in_use: no time recorded.
 	add(bound(ns, "held", "2Gi", "1Gi")...)
 	add(runningPod(ns, "app", "held"),
-		event(ns, "held", eventtext.ReasonResizeFailed, "CSI driver "+driver+" "+eventtext.OfflineOnly+" and volume is currently in-use by pod(s) [app]", now.Add(-time.Minute)))
+		event(ns, "held", events.ReasonResizeFailed, "CSI driver "+driver+" "+events.OfflineOnly+" and volume is currently in-use by pod(s) [app]", now.Add(-time.Minute)))
 	// modify pending: no time recorded.
 	add(bound(ns, "gold", "1Gi", "1Gi", modifying("gold", v1.PersistentVolumeClaimModifyVolumePending))...)
 	// modify in_progress since t0+150m, of a class that exists.

@@ -35,10 +35,10 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/explain"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // Result is what list says: its JSON form (-o json) is meant for scripts,
@@ -126,15 +126,15 @@ type Claim struct {
 // Candidate returns pvc, bound to pv (nil when it does not exist), as a
 // claim to list for driver ("" for the driver of its volume), and whether
 // it may be unfinished: its status records an unfinished operation
-// (unfinished.Of, without the pods), or it requests more than its capacity
+// (decide.Of, without the pods), or it requests more than its capacity
 // (the only claims whose status records nothing that resize.Decide
 // expands, and so that pods may hold back: waiting_in_use), and the
 // driver's resizer owns it (ownership.Check, as the resizer and the
 // metrics check it).
 func Candidate(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, driver string) (Claim, bool) {
 	c := Claim{PVC: pvc, Slim: slim.NewClaim(pvc), Driver: driver}
-	var buf [2]unfinished.Entry
-	if len(unfinished.AppendUnfinished(buf[:0], c.Slim, nil)) == 0 && !asksMore(c.Slim) {
+	var buf [2]decide.Entry
+	if len(decide.AppendUnfinished(buf[:0], c.Slim, nil)) == 0 && !asksMore(c.Slim) {
 		return c, false
 	}
 	if pv == nil {
@@ -162,7 +162,7 @@ func Unfinished(in *Input, now time.Time) Result {
 		Items: []Item{}, Warnings: in.Warnings}
 	for _, c := range in.Claims {
 		o := in.objects(c)
-		entries := unfinished.Unfinished(c.Slim, explain.HeldBack(o, c.Driver, now))
+		entries := decide.Unfinished(c.Slim, explain.HeldBack(o, c.Driver, now))
 		if len(entries) == 0 {
 			continue
 		}
@@ -199,7 +199,7 @@ func (in *Input) objects(c Claim) *explain.Objects {
 
 // item is entry e of claim c, with what explanation x says of its
 // operation.
-func item(c Claim, x explain.Explanation, e unfinished.Entry) Item {
+func item(c Claim, x explain.Explanation, e decide.Entry) Item {
 	it := Item{Namespace: c.PVC.Namespace, Name: c.PVC.Name, Operation: string(e.Operation), State: string(e.State),
 		Driver: x.Owner.Driver, Volume: c.PVC.Spec.VolumeName, Node: x.Owner.Node, SinceFrom: string(e.SinceFrom)}
 	if !e.Since.IsZero() {
@@ -217,8 +217,8 @@ func item(c Claim, x explain.Explanation, e unfinished.Entry) Item {
 
 // target is what the operation is for: the recorded size or class, else
 // the one asked for.
-func target(c explain.Claim, op unfinished.Operation) string {
-	if op == unfinished.OpModify {
+func target(c explain.Claim, op decide.Operation) string {
+	if op == decide.OpModify {
 		return cmp.Or(c.ModifyTarget, c.Class)
 	}
 	return cmp.Or(c.Allocated, c.Request)
@@ -248,7 +248,7 @@ func Sort(items []Item) {
 }
 
 func opOrder(op string) int {
-	if op == string(unfinished.OpResize) {
+	if op == string(decide.OpResize) {
 		return 0
 	}
 	return 1

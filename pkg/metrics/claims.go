@@ -21,10 +21,9 @@ import (
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
 
-	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // Leadership says whether this replica is the one whose caches hold the
@@ -44,7 +43,7 @@ type ClaimsConfig struct {
 	// Node is nil unless --node-deployment is on: only the claims whose
 	// volumes are pinned to the node are then counted, those the
 	// controller handles (ownership.Scope).
-	Node *nodeaffinity.Watcher
+	Node *ownership.Watcher
 	// Claims holds *slim.Claim and Volumes *slim.Volume by name: the
 	// controller's informer caches.
 	Claims, Volumes cache.Store
@@ -52,7 +51,7 @@ type ClaimsConfig struct {
 	Leader Leadership
 	// HeldBack tells the claims whose expansion pods hold back; nil when
 	// in-use handling is off.
-	HeldBack unfinished.HeldBack
+	HeldBack decide.HeldBack
 	// Clock is the real clock when nil.
 	Clock clock.PassiveClock
 }
@@ -64,8 +63,8 @@ type claimsCollector struct {
 	k8smetrics.BaseStableCollector
 	ClaimsConfig
 	claims, oldest *k8smetrics.Desc
-	keys           []unfinished.Key
-	index          map[unfinished.Key]int
+	keys           []decide.Key
+	index          map[decide.Key]int
 }
 
 // RegisterClaims registers the claims-by-state metrics on registry.
@@ -90,8 +89,8 @@ func newClaimsCollector(cfg ClaimsConfig) *claimsCollector {
 		oldest: k8smetrics.NewDesc("csi_resizer_claim_oldest_seconds",
 			"Seconds since the oldest claim of each operation and state entered it, from the transition times its conditions record; 0 when no claim is in it or none records a time. Only the leader reports it; with --node-deployment every instance reports its node's claims, labelled node.",
 			labels, node, k8smetrics.ALPHA, ""),
-		keys:  unfinished.KnownStages(),
-		index: map[unfinished.Key]int{},
+		keys:  decide.KnownStages(),
+		index: map[decide.Key]int{},
 	}
 	for i, k := range c.keys {
 		c.index[k] = i
@@ -127,7 +126,7 @@ func (c *claimsCollector) CollectWithStability(ch chan<- k8smetrics.Metric) {
 func (c *claimsCollector) tally() tally {
 	t := newTally(len(c.keys))
 	var (
-		buf [2]unfinished.Entry
+		buf [2]decide.Entry
 		own owner
 	)
 	for _, obj := range c.Claims.List() {
@@ -135,7 +134,7 @@ func (c *claimsCollector) tally() tally {
 		if !ok {
 			continue
 		}
-		entries := unfinished.AppendUnfinished(buf[:0], claim, c.HeldBack)
+		entries := decide.AppendUnfinished(buf[:0], claim, c.HeldBack)
 		if len(entries) == 0 || !own.owned(claim, c.volume(claim.VolumeName), ownership.Scope{Driver: c.Driver, Node: c.Node}) {
 			continue
 		}

@@ -31,7 +31,7 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
+	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -309,8 +309,8 @@ func TestClaimsOnNode(t *testing.T) {
 			{Key: v1.LabelHostname, Operator: v1.NodeSelectorOpIn, Values: []string{host}}}}}}
 	}
 	cfg := c.config(leading(true))
-	cfg.Node = nodeaffinity.NewWatcher("node-1")
-	cfg.Node.Set(&nodeaffinity.Node{Name: "node-1", Labels: map[string]string{v1.LabelHostname: "host-1"}})
+	cfg.Node = ownership.NewWatcher("node-1")
+	cfg.Node.Set(&ownership.Node{Name: "node-1", Labels: map[string]string{v1.LabelHostname: "host-1"}})
 	registry := k8smetrics.NewKubeRegistry()
 	RegisterClaims(registry, cfg)
 	families, err := registry.Gather()

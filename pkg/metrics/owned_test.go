@@ -22,7 +22,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
@@ -128,8 +127,8 @@ func TestOwnedAllocatesNothingForCSIVolumes(t *testing.T) {
 // --node-deployment: volumes pinned to the node, to another node, to a
 // zone, and without node affinity, cached with their affinity.
 func TestOwnedAgreesWithCheckOnNode(t *testing.T) {
-	node := nodeaffinity.NewWatcher("node-1")
-	node.Set(&nodeaffinity.Node{Name: "node-1", Labels: map[string]string{v1.LabelHostname: "host-1", v1.LabelTopologyZone: "z1"}})
+	node := ownership.NewWatcher("node-1")
+	node.Set(&ownership.Node{Name: "node-1", Labels: map[string]string{v1.LabelHostname: "host-1", v1.LabelTopologyZone: "z1"}})
 	scope := ownership.Scope{Driver: testDriver, Node: node}
 	pinned := func(key, value string) *v1.VolumeNodeAffinity {
 		return &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{

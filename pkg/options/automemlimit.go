@@ -22,8 +22,6 @@ import (
 	"runtime/debug"
 
 	"k8s.io/klog/v2"
-
-	"github.com/csi-resizer/csi-resizer/pkg/memlimit"
 )
 
 // memLimitEnv is the Go runtime's own setting, which wins over the
@@ -31,14 +29,14 @@ import (
 const memLimitEnv = "GOMEMLIMIT"
 
 // applyMemLimit gives the Go runtime a soft memory limit of
-// memlimit.Ratio of the container's, read from root's cgroup files, unless
+// Ratio of the container's, read from root's cgroup files, unless
 // GOMEMLIMIT is set. It returns the limit set, 0 for none.
 func applyMemLimit(root fs.FS) int64 {
 	if v, ok := os.LookupEnv(memLimitEnv); ok {
 		klog.InfoS("Go memory limit from the environment", memLimitEnv, v)
 		return 0
 	}
-	l, ok, err := memlimit.Find(root)
+	l, ok, err := Find(root)
 	switch {
 	case err != nil:
 		klog.InfoS("No Go memory limit: the container's memory limit could not be read", "err", err)

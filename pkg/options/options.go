@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package options parses the csi-resizer command line. The flag names,
+// This file parses the csi-resizer command line. The flag names,
 // defaults and syntax are those of upstream external-resizer v2.2, so that
 // an existing Deployment keeps working when only the image changes.
+
 package options
 
 import (
@@ -32,8 +33,6 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
 	"k8s.io/klog/v2"
-
-	"github.com/csi-resizer/csi-resizer/pkg/features"
 )
 
 // ProgramName is the name used in the usage text.
@@ -171,7 +170,7 @@ func (o *Options) Addr() string {
 // target (defaultGCPercent). The logging configuration can only be
 // applied once per process (see logsapi.ResetForTest for tests).
 func Parse(args []string, out io.Writer) (*Options, error) {
-	gate := features.NewGate()
+	gate := NewGate()
 	o := &Options{
 		Features:             gate,
 		Logging:              logsapi.NewLoggingConfiguration(),
@@ -179,7 +178,7 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 	}
 	var featureGates map[string]bool
 
-	fs := newFlagSet(o, &featureGates, features.Known(gate))
+	fs := newFlagSet(o, &featureGates, Known(gate))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(out)
@@ -195,7 +194,7 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 	// Apply logging before anything else logs, as upstream does: setting a
 	// GA or deprecated gate logs a warning. The logging gates stay at their
 	// defaults, as upstream's.
-	if err := logsapi.ValidateAndApply(o.Logging, features.NewLoggingGate()); err != nil {
+	if err := logsapi.ValidateAndApply(o.Logging, NewLoggingGate()); err != nil {
 		return nil, oneLine(fmt.Errorf("invalid logging configuration: %w", err))
 	}
 	if err := gate.SetFromMap(featureGates); err != nil {
@@ -203,7 +202,7 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 	}
 	o.FeatureGates = featureGates
 	for name := range featureGates {
-		if !features.HasEffect(name) {
+		if !HasEffect(name) {
 			klog.InfoS("Feature gate has no effect in csi-resizer; accepted because upstream external-resizer accepts it", "featureGate", name)
 		}
 	}

@@ -32,8 +32,6 @@ import (
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
-
-	"github.com/csi-resizer/csi-resizer/pkg/features"
 )
 
 // designFlags are the flags of upstream external-resizer that the resizer
@@ -182,7 +180,7 @@ func TestFlags(t *testing.T) {
 			check: func(o *Options) any { return o.Logging.Format }, want: "json"},
 		{name: "feature-gates", args: []string{"feature-gates=AnnotateFsResize=true,ReleaseLeaderElectionOnExit=false"},
 			check: func(o *Options) any {
-				return []bool{o.Features.Enabled(features.AnnotateFsResize), o.Features.Enabled(features.ReleaseLeaderElectionOnExit)}
+				return []bool{o.Features.Enabled(AnnotateFsResize), o.Features.Enabled(ReleaseLeaderElectionOnExit)}
 			},
 			want: []bool{true, false}},
 	}
@@ -361,7 +359,7 @@ func TestRefusedGates(t *testing.T) {
 // k8s.io/apiserver is accepted, and named in FeatureGates.
 func TestUpstreamCompatGates(t *testing.T) {
 	o := mustParse(t, "--feature-gates=WatchList=false,AnnotateFsResize=true")
-	if o.Features.Enabled("WatchList") || !o.Features.Enabled(features.AnnotateFsResize) {
+	if o.Features.Enabled("WatchList") || !o.Features.Enabled(AnnotateFsResize) {
 		t.Errorf("gates not set: %v", o.Features)
 	}
 	if want := map[string]bool{"WatchList": false, "AnnotateFsResize": true}; !reflect.DeepEqual(o.FeatureGates, want) {
@@ -372,10 +370,10 @@ func TestUpstreamCompatGates(t *testing.T) {
 func TestFeatureGateDefaults(t *testing.T) {
 	o := mustParse(t)
 	want := map[featuregate.Feature]bool{
-		features.AnnotateFsResize:              false,
-		features.RecoverVolumeExpansionFailure: true,
-		features.VolumeAttributesClass:         true,
-		features.ReleaseLeaderElectionOnExit:   true,
+		AnnotateFsResize:              false,
+		RecoverVolumeExpansionFailure: true,
+		VolumeAttributesClass:         true,
+		ReleaseLeaderElectionOnExit:   true,
 	}
 	for f, w := range want {
 		if got := o.Features.Enabled(f); got != w {
@@ -386,14 +384,14 @@ func TestFeatureGateDefaults(t *testing.T) {
 
 func TestFeatureGatesRepeated(t *testing.T) {
 	o := mustParse(t, "--feature-gates=AnnotateFsResize=true", "-feature-gates=RecoverVolumeExpansionFailure=false")
-	if !o.Features.Enabled(features.AnnotateFsResize) || o.Features.Enabled(features.RecoverVolumeExpansionFailure) {
+	if !o.Features.Enabled(AnnotateFsResize) || o.Features.Enabled(RecoverVolumeExpansionFailure) {
 		t.Errorf("repeated --feature-gates not merged: %v", o.Features)
 	}
 }
 
 func TestParseGivesFreshGates(t *testing.T) {
 	mustParse(t, "--feature-gates=AnnotateFsResize=true")
-	if o := mustParse(t); o.Features.Enabled(features.AnnotateFsResize) {
+	if o := mustParse(t); o.Features.Enabled(AnnotateFsResize) {
 		t.Error("a feature gate set by one Parse leaked into the next")
 	}
 }

@@ -24,8 +24,6 @@ import (
 	"github.com/kubernetes-csi/csi-lib-utils/standardflags"
 	cliflag "k8s.io/component-base/cli/flag"
 	logsapi "k8s.io/component-base/logs/api/v1"
-
-	"github.com/csi-resizer/csi-resizer/pkg/features"
 )
 
 // upstreamFlags is the flag set of upstream external-resizer v2.2.1: its
@@ -67,7 +65,7 @@ var flagDifferences = map[string]string{
 // TestFlagsAgainstUpstream compares our flags with upstream v2.2.1's, flag
 // by flag: the same names and defaults, but for flagDifferences.
 func TestFlagsAgainstUpstream(t *testing.T) {
-	o := &Options{Features: features.NewGate(), Logging: logsapi.NewLoggingConfiguration(), LeaderElectionLabels: map[string]string{}}
+	o := &Options{Features: NewGate(), Logging: logsapi.NewLoggingConfiguration(), LeaderElectionLabels: map[string]string{}}
 	var gates map[string]bool
 	ours := newFlagSet(o, &gates, nil)
 	upstream := upstreamFlags()

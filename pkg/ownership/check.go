@@ -14,18 +14,17 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package ownership decides which PVCs this resizer handles: those whose PV belongs to our CSI
+// Check decides which PVCs this resizer handles: those whose PV belongs to our CSI
 // driver, directly or through CSI migration, and with --node-deployment only those whose PV is
 // pinned to the instance's node (package nodeaffinity). A PVC of another driver must never be
 // touched, so every doubt ends in Ignore.
+
 package ownership
 
 import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-
-	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
 )
 
 // ResizerAnnotation is the PVC annotation in which kube-controller-manager names the resizer of
@@ -76,7 +75,7 @@ type Scope struct {
 	// Node is nil for a resizer of the whole cluster. With --node-deployment it knows the
 	// instance's node, and only the volumes that package nodeaffinity pins to that node are
 	// the instance's.
-	Node *nodeaffinity.Watcher
+	Node *Watcher
 }
 
 // Check decides whether pvc is ours for a resizer of the whole cluster: Scope{Driver: driver}.
@@ -143,13 +142,13 @@ func (s Scope) onNode(pv *v1.PersistentVolume, ours string) (Verdict, string) {
 		return Owned, ours
 	}
 	node := s.Node.Current()
-	result, why := nodeaffinity.Match(pv, node)
+	result, why := Match(pv, node)
 	switch {
-	case result == nodeaffinity.Pinned:
+	case result == Pinned:
 		return Owned, ours + ": " + why
-	case result == nodeaffinity.Shared:
+	case result == Shared:
 		return Refused, fmt.Sprintf("%s that node %s can use, but not the only node that can: %s", ours, node.Name, why)
-	case result == nodeaffinity.NoAffinity:
+	case result == NoAffinity:
 		return NoNodeAffinity, ours + ", but " + why + ": it is pinned to no node, and no --node-deployment instance handles it"
 	case node == nil:
 		return Ignore, fmt.Sprintf("%s, but Node %s is not known: it was not found, or was deleted", ours, s.Node.Name())

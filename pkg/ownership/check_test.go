@@ -53,7 +53,7 @@ func withResizer(driver string) func(*v1.PersistentVolumeClaim) {
 }
 
 // volume builds PV pv-1 with src, bound to ns/data with UID uid-1; opts adjust it.
-func volume(src v1.PersistentVolumeSource, opts ...func(*v1.PersistentVolume)) *v1.PersistentVolume {
+func pvOf(src v1.PersistentVolumeSource, opts ...func(*v1.PersistentVolume)) *v1.PersistentVolume {
 	pv := pvWith(src)
 	pv.Spec.ClaimRef = &v1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "ns", Name: "data", UID: claimUID}
 	for _, o := range opts {
@@ -77,44 +77,44 @@ func TestCheck(t *testing.T) {
 		wantReason string
 	}{
 		{
-			name: "CSI volume of our driver", pvc: claim(), pv: volume(csiSource(ourDriver, "vol-1")),
+			name: "CSI volume of our driver", pvc: claim(), pv: pvOf(csiSource(ourDriver, "vol-1")),
 			want: Owned, wantReason: "CSI volume of our driver",
 		},
 		{
-			name: "CSI volume of another driver", pvc: claim(), pv: volume(csiSource("other.csi.io", "h-1")),
+			name: "CSI volume of another driver", pvc: claim(), pv: pvOf(csiSource("other.csi.io", "h-1")),
 			want: Ignore, wantReason: `CSI driver "other.csi.io"`,
 		},
 		{
 			name: "CSI volume of another driver, annotation naming ours", pvc: claim(withResizer(ourDriver)),
-			pv:   volume(csiSource("other.csi.io", "h-1")),
+			pv:   pvOf(csiSource("other.csi.io", "h-1")),
 			want: Ignore, wantReason: `CSI driver "other.csi.io"`,
 		},
 		{
-			name: "CSI volume of our driver with empty handle", pvc: claim(), pv: volume(csiSource(ourDriver, "")),
+			name: "CSI volume of our driver with empty handle", pvc: claim(), pv: pvOf(csiSource(ourDriver, "")),
 			want: Ignore, wantReason: "empty volumeHandle",
 		},
 		{
 			name: "claim pending",
 			pvc:  claim(func(c *v1.PersistentVolumeClaim) { c.Status.Phase = v1.ClaimPending }),
-			pv:   volume(csiSource(ourDriver, "vol-1")),
+			pv:   pvOf(csiSource(ourDriver, "vol-1")),
 			want: Ignore, wantReason: `claim phase is "Pending"`,
 		},
 		{
 			name: "claim lost",
 			pvc:  claim(func(c *v1.PersistentVolumeClaim) { c.Status.Phase = v1.ClaimLost }),
-			pv:   volume(csiSource(ourDriver, "vol-1")),
+			pv:   pvOf(csiSource(ourDriver, "vol-1")),
 			want: Ignore, wantReason: `"Lost"`,
 		},
 		{
 			name: "claim without phase",
 			pvc:  claim(func(c *v1.PersistentVolumeClaim) { c.Status.Phase = "" }),
-			pv:   volume(csiSource(ourDriver, "vol-1")),
+			pv:   pvOf(csiSource(ourDriver, "vol-1")),
 			want: Ignore, wantReason: `claim phase is ""`,
 		},
 		{
 			name: "claim without volumeName",
 			pvc:  claim(func(c *v1.PersistentVolumeClaim) { c.Spec.VolumeName = "" }),
-			pv:   volume(csiSource(ourDriver, "vol-1")),
+			pv:   pvOf(csiSource(ourDriver, "vol-1")),
 			want: Ignore, wantReason: "no spec.volumeName",
 		},
 		{
@@ -128,91 +128,91 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name: "given PV is not the claim's volume", pvc: claim(),
-			pv:   volume(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Name = "pv-2" }),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Name = "pv-2" }),
 			want: Ignore, wantReason: `given volume "pv-2" is not the claim's volume "pv-1"`,
 		},
 		{
 			name: "claimRef to another namespace", pvc: claim(),
-			pv:   volume(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Spec.ClaimRef.Namespace = "other" }),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Spec.ClaimRef.Namespace = "other" }),
 			want: Ignore, wantReason: "bound to claim other/data",
 		},
 		{
 			name: "claimRef to another name", pvc: claim(),
-			pv:   volume(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Spec.ClaimRef.Name = "logs" }),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Spec.ClaimRef.Name = "logs" }),
 			want: Ignore, wantReason: "bound to claim ns/logs",
 		},
 		{
 			name: "claimRef to another UID (claim deleted and created again)", pvc: claim(),
-			pv:   volume(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Spec.ClaimRef.UID = "uid-old" }),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Spec.ClaimRef.UID = "uid-old" }),
 			want: Ignore, wantReason: `claim UID "uid-old", not "uid-1"`,
 		},
 		{
 			name: "claimRef without UID", pvc: claim(),
-			pv:   volume(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Spec.ClaimRef.UID = "" }),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Spec.ClaimRef.UID = "" }),
 			want: Ignore, wantReason: `claim UID ""`,
 		},
 		{
 			name: "no claimRef", pvc: claim(),
-			pv:   volume(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Spec.ClaimRef = nil }),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), func(pv *v1.PersistentVolume) { pv.Spec.ClaimRef = nil }),
 			want: Ignore, wantReason: "no claimRef",
 		},
 		{
 			name: "in-tree migrated to our driver, with annotation", pvc: claim(withResizer(ourDriver)),
-			pv:   volume(ebs("aws://us-east-1a/vol-1")),
+			pv:   pvOf(ebs("aws://us-east-1a/vol-1")),
 			want: Owned, wantReason: "in-tree volume migrated to our driver",
 		},
 		{
 			name: "in-tree migrated to our driver, without annotation", pvc: claim(),
-			pv:   volume(ebs("vol-1")),
+			pv:   pvOf(ebs("vol-1")),
 			want: Ignore, wantReason: `annotation volume.kubernetes.io/storage-resizer is ""`,
 		},
 		{
 			name: "in-tree migrated to our driver, annotation naming the in-tree plugin", pvc: claim(withResizer("kubernetes.io/aws-ebs")),
-			pv:   volume(ebs("vol-1")),
+			pv:   pvOf(ebs("vol-1")),
 			want: Ignore, wantReason: `is "kubernetes.io/aws-ebs"`,
 		},
 		{
 			name: "in-tree migrated to our driver, annotation naming another driver", pvc: claim(withResizer("pd.csi.storage.gke.io")),
-			pv:   volume(ebs("vol-1")),
+			pv:   pvOf(ebs("vol-1")),
 			want: Ignore, wantReason: `is "pd.csi.storage.gke.io"`,
 		},
 		{
 			name: "in-tree migrated to another driver, annotation naming ours", pvc: claim(withResizer(ourDriver)),
-			pv:   volume(gcePD("disk-1")),
+			pv:   pvOf(gcePD("disk-1")),
 			want: Ignore, wantReason: `migrates to CSI driver "pd.csi.storage.gke.io"`,
 		},
 		{
 			name: "in-tree migrated to another driver, annotation naming it", pvc: claim(withResizer("pd.csi.storage.gke.io")),
-			pv:   volume(gcePD("disk-1")),
+			pv:   pvOf(gcePD("disk-1")),
 			want: Ignore, wantReason: `migrates to CSI driver "pd.csi.storage.gke.io"`,
 		},
 		{
 			name: "in-tree of our driver that cannot be translated", pvc: claim(withResizer(ourDriver)),
-			pv:   volume(ebs("aws://us-east-1a/not-a-volume")),
+			pv:   pvOf(ebs("aws://us-east-1a/not-a-volume")),
 			want: Ignore, wantReason: "does not end in an EBS volume id",
 		},
 		{
 			name: "in-tree with no mapping", pvc: claim(withResizer("csi.vsphere.vmware.com")),
-			pv:     volume(v1.PersistentVolumeSource{VsphereVolume: &v1.VsphereVirtualDiskVolumeSource{VolumePath: "[ds] v.vmdk"}}),
+			pv:     pvOf(v1.PersistentVolumeSource{VsphereVolume: &v1.VsphereVirtualDiskVolumeSource{VolumePath: "[ds] v.vmdk"}}),
 			driver: "csi.vsphere.vmware.com",
 			want:   Ignore, wantReason: "vsphereVolume is not translated",
 		},
 		{
 			name: "PV without spec.csi and without migration", pvc: claim(withResizer(ourDriver)),
-			pv:   volume(v1.PersistentVolumeSource{HostPath: &v1.HostPathVolumeSource{Path: "/data"}}),
+			pv:   pvOf(v1.PersistentVolumeSource{HostPath: &v1.HostPathVolumeSource{Path: "/data"}}),
 			want: Ignore, wantReason: "neither a CSI volume nor an in-tree volume",
 		},
 		{
 			name: "PV without any source", pvc: claim(withResizer(ourDriver)),
-			pv:   volume(v1.PersistentVolumeSource{}),
+			pv:   pvOf(v1.PersistentVolumeSource{}),
 			want: Ignore, wantReason: "neither a CSI volume",
 		},
 		{
-			name: "no claim", pv: volume(csiSource(ourDriver, "vol-1")),
+			name: "no claim", pv: pvOf(csiSource(ourDriver, "vol-1")),
 			want: Ignore, wantReason: "no claim given",
 		},
 		{
-			name: "no driver name", pvc: claim(), pv: volume(csiSource("", "vol-1")), noDriver: true,
+			name: "no driver name", pvc: claim(), pv: pvOf(csiSource("", "vol-1")), noDriver: true,
 			want: Ignore, wantReason: "no driver name given",
 		},
 	}
@@ -252,7 +252,7 @@ func TestVerdictString(t *testing.T) {
 // TestCheckDoesNotModify guards the informer cache: Check reads listers' objects in place.
 func TestCheckDoesNotModify(t *testing.T) {
 	pvc := claim(withResizer(ourDriver))
-	pv := volume(ebs("aws://us-east-1a/vol-1"))
+	pv := pvOf(ebs("aws://us-east-1a/vol-1"))
 	pvcBefore, pvBefore := pvc.DeepCopy(), pv.DeepCopy()
 	Check(pvc, pv, ourDriver)
 	if !reflect.DeepEqual(pvc, pvcBefore) || !reflect.DeepEqual(pv, pvBefore) {

@@ -30,8 +30,7 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventsink"
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
@@ -96,11 +95,11 @@ func newClients(config *rest.Config) (*clients, error) {
 // newRecorder returns an event recorder that writes through the events
 // client, with the upstream event source; an event whose name another
 // writer took in the same instant is written under a name of its own
-// (eventsink.Distinct).
+// (events.Distinct).
 func newRecorder(client kube.Interface, driver string) (record.EventRecorder, func()) {
 	b := record.NewBroadcaster()
-	b.StartRecordingToSink(eventsink.Distinct(client.CoreV1()))
-	r := b.NewRecorder(kube.Scheme, v1.EventSource{Component: eventtext.Source(driver)})
+	b.StartRecordingToSink(events.Distinct(client.CoreV1()))
+	r := b.NewRecorder(kube.Scheme, v1.EventSource{Component: events.Source(driver)})
 	return r, b.Shutdown
 }
 

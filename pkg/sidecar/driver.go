@@ -24,29 +24,28 @@ import (
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
 
 	"github.com/csi-resizer/csi-resizer/pkg/controller"
-	"github.com/csi-resizer/csi-resizer/pkg/csi"
+	"github.com/csi-resizer/csi-resizer/pkg/driver"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
-	"github.com/csi-resizer/csi-resizer/pkg/resizer"
 )
 
-// driver is the connected CSI driver and what it said about itself at
+// connectedDriver is the connected CSI driver and what it said about itself at
 // start-up; nothing here is asked again per resize.
-type driver struct {
-	client *csi.Client
+type connectedDriver struct {
+	client *driver.Client
 	name   string
-	caps   csi.Capabilities
+	caps   driver.Capabilities
 }
 
 // connectDriver connects, waits until the driver is ready and reads its
 // name and capabilities. waiting is told, while it waits, what for; lost is
 // called when the connection drops.
-func connectDriver(ctx context.Context, o *options.Options, mm metrics.CSIMetricsManager, waiting func(error), lost func()) (*driver, error) {
-	client, err := csi.Connect(ctx, o.CSIAddress, o.Timeout, mm, csi.Hooks{Waiting: waiting, Lost: lost})
+func connectDriver(ctx context.Context, o *options.Options, mm metrics.CSIMetricsManager, waiting func(error), lost func()) (*connectedDriver, error) {
+	client, err := driver.Connect(ctx, o.CSIAddress, o.Timeout, mm, driver.Hooks{Waiting: waiting, Lost: lost})
 	if err != nil {
 		return nil, err
 	}
 	waiting(fmt.Errorf("waiting for the CSI driver at %q to report ready (Probe)", o.CSIAddress))
-	d := &driver{client: client}
+	d := &connectedDriver{client: client}
 	if err := d.describe(ctx); err != nil {
 		_ = client.Close()
 		return nil, err
@@ -54,7 +53,7 @@ func connectDriver(ctx context.Context, o *options.Options, mm metrics.CSIMetric
 	return d, nil
 }
 
-func (d *driver) describe(ctx context.Context) error {
+func (d *connectedDriver) describe(ctx context.Context) error {
 	if err := d.client.WaitReady(ctx); err != nil {
 		return err
 	}
@@ -69,12 +68,12 @@ func (d *driver) describe(ctx context.Context) error {
 // resizer returns what expands this driver's volumes, with each
 // ControllerExpandVolume bounded by timeout; nil when the driver supports
 // neither controller nor node expansion.
-func (d *driver) resizer(timeout time.Duration) controller.Resizer {
+func (d *connectedDriver) resizer(timeout time.Duration) controller.Resizer {
 	switch d.caps.Mode() {
-	case csi.ModeController:
-		return &resizer.CSI{Driver: d.client, SingleNodeMultiWriter: d.caps.SingleNodeMultiWriter, Timeout: timeout}
-	case csi.ModeNodeOnly:
-		return resizer.NodeOnly{}
+	case driver.ModeController:
+		return &driver.VolumeExpander{Driver: d.client, SingleNodeMultiWriter: d.caps.SingleNodeMultiWriter, Timeout: timeout}
+	case driver.ModeNodeOnly:
+		return driver.NodeOnly{}
 	default:
 		return nil
 	}

@@ -28,7 +28,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
 	"github.com/csi-resizer/csi-resizer/pkg/kube"
-	"github.com/csi-resizer/csi-resizer/pkg/nodeaffinity"
+	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -41,7 +41,7 @@ type informers struct {
 	node                     cache.SharedIndexInformer // nil without --node-deployment
 	// nodeWatcher knows the instance's Node from node; nil without
 	// --node-deployment.
-	nodeWatcher *nodeaffinity.Watcher
+	nodeWatcher *ownership.Watcher
 }
 
 // newInformers builds the informers; pods are watched only when in-use
@@ -50,7 +50,7 @@ type informers struct {
 // and read whole, only lose their managed fields.
 //
 // With --node-deployment, node is the instance's Node as read at start,
-// which is watched alone and read by a nodeaffinity.Watcher that knows it
+// which is watched alone and read by a ownership.Watcher that knows it
 // from the start; nil otherwise.
 func newInformers(client kube.Interface, resync time.Duration, pods, attributeClasses bool, node *v1.Node) (*informers, error) {
 	inf := &informers{
@@ -70,12 +70,12 @@ func newInformers(client kube.Interface, resync time.Duration, pods, attributeCl
 	nodeName := ""
 	if node != nil {
 		nodeName = node.Name
-		informer, err := nodeaffinity.NewInformer(client, nodeName, resync)
+		informer, err := ownership.NewInformer(client, nodeName, resync)
 		if err != nil {
 			return nil, err
 		}
-		inf.node, inf.nodeWatcher = informer, nodeaffinity.NewWatcher(nodeName)
-		inf.nodeWatcher.Set(nodeaffinity.NodeOf(node))
+		inf.node, inf.nodeWatcher = informer, ownership.NewWatcher(nodeName)
+		inf.nodeWatcher.Set(ownership.NodeOf(node))
 		if err := inf.nodeWatcher.Watch(informer); err != nil {
 			return nil, err
 		}

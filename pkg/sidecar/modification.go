@@ -21,7 +21,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/csi-resizer/csi-resizer/pkg/features"
 	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
@@ -38,8 +37,8 @@ const (
 // VolumeAttributesClasses; only then does the resizer watch them (and need
 // the RBAC to). A discovery failure other than "not served" is an error:
 // guessing could leave modification silently off.
-func modification(o *options.Options, d *driver, api kube.DiscoveryInterface) (bool, string, error) {
-	if !o.Features.Enabled(features.VolumeAttributesClass) {
+func modification(o *options.Options, d *connectedDriver, api kube.DiscoveryInterface) (bool, string, error) {
+	if !o.Features.Enabled(options.VolumeAttributesClass) {
 		return false, "the feature gate VolumeAttributesClass is off", nil
 	}
 	if !d.caps.ControllerModify {

@@ -29,7 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
-	"github.com/csi-resizer/csi-resizer/pkg/csi"
+	"github.com/csi-resizer/csi-resizer/pkg/driver"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
 
@@ -43,11 +43,11 @@ func servesAttributeClasses(client *fake.Clientset) {
 }
 
 func TestModification(t *testing.T) {
-	modifying := &driver{name: testDriver, caps: csi.Capabilities{ControllerModify: true}}
+	modifying := &connectedDriver{name: testDriver, caps: driver.Capabilities{ControllerModify: true}}
 	tests := []struct {
 		name    string
 		flags   []string
-		driver  *driver
+		driver  *connectedDriver
 		api     func(*fake.Clientset)
 		want    bool
 		wantWhy string
@@ -56,7 +56,7 @@ func TestModification(t *testing.T) {
 		{name: "on", driver: modifying, api: servesAttributeClasses, want: true},
 		{name: "gate off", flags: []string{"--feature-gates=VolumeAttributesClass=false"}, driver: modifying,
 			api: servesAttributeClasses, wantWhy: "feature gate VolumeAttributesClass is off"},
-		{name: "driver without MODIFY_VOLUME", driver: &driver{name: testDriver}, api: servesAttributeClasses,
+		{name: "driver without MODIFY_VOLUME", driver: &connectedDriver{name: testDriver}, api: servesAttributeClasses,
 			wantWhy: "does not advertise the controller capability MODIFY_VOLUME"},
 		{name: "group version not served", driver: modifying, api: func(*fake.Clientset) {},
 			wantWhy: "API server does not serve storage.k8s.io/v1 volumeattributesclasses"},

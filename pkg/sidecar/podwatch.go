@@ -17,7 +17,7 @@ limitations under the License.
 package sidecar
 
 import (
-	"github.com/csi-resizer/csi-resizer/pkg/csi"
+	"github.com/csi-resizer/csi-resizer/pkg/driver"
 )
 
 // podWatch is whether the resizer watches pods, and why, for the start-up
@@ -37,11 +37,11 @@ type podWatch struct {
 // that does not expand at all (modification only) needs no pods either.
 // node is the instance's node with --node-deployment, "" without: only its
 // pods are then watched.
-func podWatchOf(handleInUse bool, caps csi.Capabilities, node string) podWatch {
+func podWatchOf(handleInUse bool, caps driver.Capabilities, node string) podWatch {
 	switch {
 	case !handleInUse:
 		return podWatch{why: "--handle-volume-inuse-error is off"}
-	case caps.Mode() == csi.ModeUnsupported:
+	case caps.Mode() == driver.ModeUnsupported:
 		return podWatch{why: "the CSI driver does not expand volumes"}
 	case caps.OnlineExpansion:
 		return podWatch{why: "the CSI driver advertises ONLINE expansion: it expands volumes in use; " + afterInUse}

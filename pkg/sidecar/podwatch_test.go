@@ -20,32 +20,32 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/csi-resizer/csi-resizer/pkg/csi"
+	"github.com/csi-resizer/csi-resizer/pkg/driver"
 )
 
 func TestPodWatchOf(t *testing.T) {
-	offline := csi.Capabilities{ControllerExpand: true, OfflineExpansion: true}
-	online := csi.Capabilities{ControllerExpand: true, OnlineExpansion: true}
-	both := csi.Capabilities{ControllerExpand: true, OnlineExpansion: true, OfflineExpansion: true}
+	offline := driver.Capabilities{ControllerExpand: true, OfflineExpansion: true}
+	online := driver.Capabilities{ControllerExpand: true, OnlineExpansion: true}
+	both := driver.Capabilities{ControllerExpand: true, OnlineExpansion: true, OfflineExpansion: true}
 	tests := []struct {
 		name        string
 		handleInUse bool
-		caps        csi.Capabilities
+		caps        driver.Capabilities
 		node        string
 		want        bool
 		// why is a part of the reason logged.
 		why string
 	}{
 		{name: "offline only, flag on: watch", handleInUse: true, caps: offline, want: true, why: "OFFLINE expansion only"},
-		{name: "offline only, node-only driver: watch", handleInUse: true, caps: csi.Capabilities{NodeExpand: true, OfflineExpansion: true}, want: true, why: "OFFLINE expansion only"},
+		{name: "offline only, node-only driver: watch", handleInUse: true, caps: driver.Capabilities{NodeExpand: true, OfflineExpansion: true}, want: true, why: "OFFLINE expansion only"},
 		{name: "offline only, node deployment: the node's pods", handleInUse: true, caps: offline, node: "n1", want: true, why: "only the pods of node n1"},
 		{name: "online: no watch", handleInUse: true, caps: online, why: "ONLINE expansion"},
 		{name: "online and offline: no watch", handleInUse: true, caps: both, why: "ONLINE expansion"},
 		{name: "online, node deployment: no watch", handleInUse: true, caps: online, node: "n1", why: "retried with backoff"},
-		{name: "no expansion type: read as online", handleInUse: true, caps: csi.Capabilities{ControllerExpand: true}, why: "no VolumeExpansion type"},
+		{name: "no expansion type: read as online", handleInUse: true, caps: driver.Capabilities{ControllerExpand: true}, why: "no VolumeExpansion type"},
 		{name: "flag off, offline only: no watch", caps: offline, why: "--handle-volume-inuse-error is off"},
 		{name: "flag off, node deployment: no watch", caps: offline, node: "n1", why: "--handle-volume-inuse-error is off"},
-		{name: "no expansion (modification only): no watch", handleInUse: true, caps: csi.Capabilities{OfflineExpansion: true, ControllerModify: true}, why: "does not expand"},
+		{name: "no expansion (modification only): no watch", handleInUse: true, caps: driver.Capabilities{OfflineExpansion: true, ControllerModify: true}, why: "does not expand"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,9 +35,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/pkg/controller"
-	"github.com/csi-resizer/csi-resizer/pkg/features"
+	"github.com/csi-resizer/csi-resizer/pkg/driver"
 	resizemetrics "github.com/csi-resizer/csi-resizer/pkg/metrics"
-	"github.com/csi-resizer/csi-resizer/pkg/modifier"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -104,7 +103,7 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 	}
 	switch {
 	case o.LeaderElection:
-		release := o.Features.Enabled(features.ReleaseLeaderElectionOnExit)
+		release := o.Features.Enabled(options.ReleaseLeaderElectionOnExit)
 		err = runLeading(ctx, o, cs.leader.CoordinationV1().Leases(leaseNamespace(o)), d.name, s.mux, release, work)
 	case ctrl.node != "":
 		// Every instance works on its node's claims from the start: it is
@@ -131,7 +130,7 @@ type resizeController struct {
 	node string
 }
 
-func newController(ctx context.Context, o *options.Options, cs *clients, d *driver, mm metrics.CSIMetricsManager) (*resizeController, func(), error) {
+func newController(ctx context.Context, o *options.Options, cs *clients, d *connectedDriver, mm metrics.CSIMetricsManager) (*resizeController, func(), error) {
 	rz := d.resizer(o.ResizeTimeout)
 	modifies, why, err := modification(o, d, cs.work.Discovery())
 	if err != nil {
@@ -174,12 +173,12 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *driv
 		OnlyOffline:         d.caps.OnlyOffline(),
 		RetryStart:          o.RetryIntervalStart,
 		RetryMax:            o.RetryIntervalMax,
-		AnnotateFsResize:    o.Features.Enabled(features.AnnotateFsResize),
-		Recovery:            o.Features.Enabled(features.RecoverVolumeExpansionFailure),
+		AnnotateFsResize:    o.Features.Enabled(options.AnnotateFsResize),
+		Recovery:            o.Features.Enabled(options.RecoverVolumeExpansionFailure),
 		Observer:            resizemetrics.NewOutcomes(mm.GetRegistry(), d.name),
 	}
 	if modifies {
-		cfg.Modifier = &modifier.CSI{Driver: d.client, Timeout: o.ModifyTimeout}
+		cfg.Modifier = &driver.VolumeModifier{Driver: d.client, Timeout: o.ModifyTimeout}
 	}
 	ctrl, err := controller.New(cfg)
 	if err != nil {

@@ -26,9 +26,9 @@ import (
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	resizemetrics "github.com/csi-resizer/csi-resizer/pkg/metrics"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 // server is the diagnostics endpoint: metrics and health. It serves from
@@ -87,7 +87,7 @@ func (s *server) Leading() bool {
 
 // registerClaims registers the claims-by-state metrics, which read the
 // controller's caches at each scrape.
-func (s *server) registerClaims(registry k8smetrics.KubeRegistry, d *driver, ctrl *resizeController) {
+func (s *server) registerClaims(registry k8smetrics.KubeRegistry, d *connectedDriver, ctrl *resizeController) {
 	inf := ctrl.informers
 	resizemetrics.RegisterClaims(registry, resizemetrics.ClaimsConfig{
 		Driver: d.name, Node: inf.nodeWatcher, Claims: inf.claims.GetIndexer(), Volumes: inf.volumes.GetIndexer(),
@@ -96,7 +96,7 @@ func (s *server) registerClaims(registry k8smetrics.KubeRegistry, d *driver, ctr
 }
 
 // claimsHeldBack is the controller's own answer, when it watches pods.
-func claimsHeldBack(ctrl *resizeController) unfinished.HeldBack {
+func claimsHeldBack(ctrl *resizeController) decide.HeldBack {
 	if ctrl.informers.tracker == nil {
 		return nil
 	}

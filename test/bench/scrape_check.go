@@ -24,13 +24,13 @@ import (
 
 	"k8s.io/component-base/metrics/testutil"
 
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 )
 
 // checkClaims scrapes once and checks csi_resizer_claims against want: a
 // measurement of a collector that counted nothing would be of nothing. It
 // returns the number of series.
-func (r *rig) checkClaims(ctx context.Context, want map[unfinished.Stage]int) (int, error) {
+func (r *rig) checkClaims(ctx context.Context, want map[decide.Stage]int) (int, error) {
 	_, _, text, err := r.scrape(ctx)
 	if err != nil {
 		return 0, err
@@ -50,7 +50,7 @@ func (r *rig) checkClaims(ctx context.Context, want map[unfinished.Stage]int) (i
 // checkCounts checks the csi_resizer_claims samples: all of driver, each
 // resize state at its count in want, every other state at 0, so their sum
 // is the number of claims put in a state.
-func checkCounts(samples testutil.Samples, driver string, want map[unfinished.Stage]int) error {
+func checkCounts(samples testutil.Samples, driver string, want map[decide.Stage]int) error {
 	if len(samples) == 0 {
 		return fmt.Errorf("no %s in /metrics: the collector reports nothing", claimsMetric)
 	}
@@ -76,10 +76,10 @@ func checkCounts(samples testutil.Samples, driver string, want map[unfinished.St
 }
 
 // resizeCounts keys want as the series' operation/state.
-func resizeCounts(want map[unfinished.Stage]int) map[string]int {
+func resizeCounts(want map[decide.Stage]int) map[string]int {
 	out := map[string]int{}
 	for st, n := range want {
-		out[string(unfinished.OpResize)+"/"+string(st)] = n
+		out[string(decide.OpResize)+"/"+string(st)] = n
 	}
 	return out
 }
@@ -99,7 +99,7 @@ func describeCounts(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func total(counts map[unfinished.Stage]int) int {
+func total(counts map[decide.Stage]int) int {
 	n := 0
 	for _, c := range counts {
 		n += c

@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -36,7 +36,7 @@ import (
 type nodeState struct {
 	Status v1.ClaimResourceStatus
 	// State is what csi_resizer_claims counts it as.
-	State unfinished.Stage
+	State decide.Stage
 	// Condition is the condition the claim carries in it: the resizer's
 	// FileSystemResizePending when it hands the volume over (kubelet
 	// keeps it while it grows the file system), kubelet's NodeResizeError
@@ -46,9 +46,9 @@ type nodeState struct {
 
 // nodeStates are the states the claims in a state take in turn.
 var nodeStates = []nodeState{
-	{v1.PersistentVolumeClaimNodeResizePending, unfinished.NodePending, v1.PersistentVolumeClaimFileSystemResizePending},
-	{v1.PersistentVolumeClaimNodeResizeInProgress, unfinished.NodeInProgress, v1.PersistentVolumeClaimFileSystemResizePending},
-	{v1.PersistentVolumeClaimNodeResizeInfeasible, unfinished.NodeInfeasible, v1.PersistentVolumeClaimNodeResizeError},
+	{v1.PersistentVolumeClaimNodeResizePending, decide.NodePending, v1.PersistentVolumeClaimFileSystemResizePending},
+	{v1.PersistentVolumeClaimNodeResizeInProgress, decide.NodeInProgress, v1.PersistentVolumeClaimFileSystemResizePending},
+	{v1.PersistentVolumeClaimNodeResizeInfeasible, decide.NodeInfeasible, v1.PersistentVolumeClaimNodeResizeError},
 }
 
 // stateOf returns the state the i-th claim is put in; false for the nine
@@ -61,8 +61,8 @@ func stateOf(i int) (nodeState, bool) {
 }
 
 // expectedStates counts the claims 0 to n-1 by the state they are put in.
-func expectedStates(n int) map[unfinished.Stage]int {
-	want := map[unfinished.Stage]int{}
+func expectedStates(n int) map[decide.Stage]int {
+	want := map[decide.Stage]int{}
 	for i := range n {
 		if st, ok := stateOf(i); ok {
 			want[st.State]++

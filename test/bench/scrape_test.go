@@ -28,13 +28,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/csi-resizer/csi-resizer/pkg/resize"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 )
 
 func TestStateOfRotatesOneInTen(t *testing.T) {
-	for i, want := range map[int]unfinished.Stage{0: unfinished.NodePending, 10: unfinished.NodeInProgress, 20: unfinished.NodeInfeasible, 30: unfinished.NodePending} {
+	for i, want := range map[int]decide.Stage{0: decide.NodePending, 10: decide.NodeInProgress, 20: decide.NodeInfeasible, 30: decide.NodePending} {
 		if st, ok := stateOf(i); !ok || st.State != want {
 			t.Errorf("stateOf(%d) = %v, %v; want %s", i, st.State, ok, want)
 		}
@@ -46,11 +45,11 @@ func TestStateOfRotatesOneInTen(t *testing.T) {
 	}
 	tests := []struct {
 		n    int
-		want map[unfinished.Stage]int
+		want map[decide.Stage]int
 	}{
-		{n: 10000, want: map[unfinished.Stage]int{unfinished.NodePending: 334, unfinished.NodeInProgress: 333, unfinished.NodeInfeasible: 333}},
-		{n: 50000, want: map[unfinished.Stage]int{unfinished.NodePending: 1667, unfinished.NodeInProgress: 1667, unfinished.NodeInfeasible: 1666}},
-		{n: 1, want: map[unfinished.Stage]int{unfinished.NodePending: 1}},
+		{n: 10000, want: map[decide.Stage]int{decide.NodePending: 334, decide.NodeInProgress: 333, decide.NodeInfeasible: 333}},
+		{n: 50000, want: map[decide.Stage]int{decide.NodePending: 1667, decide.NodeInProgress: 1667, decide.NodeInfeasible: 1666}},
+		{n: 1, want: map[decide.Stage]int{decide.NodePending: 1}},
 	}
 	for _, tc := range tests {
 		if got := expectedStates(tc.n); !maps.Equal(got, tc.want) {
@@ -85,8 +84,8 @@ func TestSetNodeStateIsCountedAndLeftAlone(t *testing.T) {
 		t.Run(string(st.State), func(t *testing.T) {
 			pvc := boundAt(scrapeGrown)
 			setNodeState(pvc, st, since)
-			entries := unfinished.Unfinished(slim.NewClaim(pvc), nil)
-			if len(entries) != 1 || entries[0].Key != (unfinished.Key{Operation: unfinished.OpResize, State: st.State}) {
+			entries := decide.Unfinished(slim.NewClaim(pvc), nil)
+			if len(entries) != 1 || entries[0].Key != (decide.Key{Operation: decide.OpResize, State: st.State}) {
 				t.Fatalf("entries = %+v, want one in resize/%s", entries, st.State)
 			}
 			if !entries[0].Since.Equal(since) {
@@ -94,11 +93,11 @@ func TestSetNodeStateIsCountedAndLeftAlone(t *testing.T) {
 			}
 			allocated := pvc.Status.AllocatedResources[v1.ResourceStorage]
 			for _, recovery := range []bool{true, false} {
-				s := resize.ResizeState{
+				s := decide.ResizeState{
 					Request: pvc.Spec.Resources.Requests[v1.ResourceStorage], Capacity: pvc.Status.Capacity[v1.ResourceStorage],
 					PVSize: pvSize, Allocated: &allocated, Status: st.Status, Recovery: recovery,
 				}
-				if d := resize.DecideResize(s, since.Add(time.Hour), time.Minute); d.Action != resize.ResizeNone {
+				if d := decide.DecideResize(s, since.Add(time.Hour), time.Minute); d.Action != decide.ResizeNone {
 					t.Errorf("recovery %v: decision %s (%s), want none", recovery, d.Action, d.Reason)
 				}
 			}

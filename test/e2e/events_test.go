@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
-	"github.com/csi-resizer/csi-resizer/pkg/eventsink"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -58,7 +58,7 @@ func TestEventNameTaken(t *testing.T) {
 			Source:         v1.EventSource{Component: "external-resizer e2e.csi.example.com"},
 		}
 	}
-	sink := eventsink.Distinct(kubetest.Wrap(client).CoreV1())
+	sink := events.Distinct(kubetest.Wrap(client).CoreV1())
 	a, err := sink.Create(warning("a"))
 	must(t, err)
 	b, err := sink.Create(warning("b"))

@@ -34,9 +34,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/explain"
 	"github.com/csi-resizer/csi-resizer/pkg/list"
-	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -122,7 +122,7 @@ func (e *env) patchClaimStatus(claim, patch string) {
 func (e *env) checkSameAsMetrics(port int, items []list.Item) {
 	e.t.Helper()
 	want := map[string]float64{}
-	for _, k := range unfinished.Known() {
+	for _, k := range decide.Known() {
 		want[string(k.Operation)+" "+string(k.State)] = 0
 	}
 	for _, it := range items {

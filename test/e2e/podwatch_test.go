@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
-	"github.com/csi-resizer/csi-resizer/pkg/eventtext"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -62,7 +62,7 @@ func TestPodWatch(t *testing.T) {
 			} else {
 				must(t, e.driver.Script(framework.Answer{Code: "FailedPrecondition", Message: "volume is in use"}))
 				e.grow("data", "2Gi")
-				e.waitEvent("data", eventtext.CannotExpandInUse+": retried with backoff")
+				e.waitEvent("data", events.CannotExpandInUse+": retried with backoff")
 			}
 			e.waitClaim("data", "the resize", finished("2Gi"))
 			if logs := readLog(t, e.resizer); !strings.Contains(logs, tc.log) {

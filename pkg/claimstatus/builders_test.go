@@ -1,0 +1,508 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package claimstatus
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/diff"
+)
+
+// Times are whole seconds: that is what survives a JSON round trip.
+var (
+	earlier = metav1.NewTime(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	then    = metav1.NewTime(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+	now     = metav1.NewTime(time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC))
+	later   = metav1.NewTime(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+)
+
+const (
+	inProgress = v1.PersistentVolumeClaimControllerResizeInProgress
+	infeasible = v1.PersistentVolumeClaimControllerResizeInfeasible
+	nodePend   = v1.PersistentVolumeClaimNodeResizePending
+
+	resizing     = v1.PersistentVolumeClaimResizing
+	fsPending    = v1.PersistentVolumeClaimFileSystemResizePending
+	ctrlError    = v1.PersistentVolumeClaimControllerResizeError
+	nodeError    = v1.PersistentVolumeClaimNodeResizeError
+	modifyingVol = v1.PersistentVolumeClaimVolumeModifyingVolume
+
+	// fsPendingMessage is the upstream string, spelled out so that a change
+	// of the constant shows up here.
+	fsPendingMessage = "Waiting for user to (re-)start a pod to finish file system resize of volume on node."
+	otherResource    = v1.ResourceName("example.com/iops")
+)
+
+func q(s string) resource.Quantity { return resource.MustParse(s) }
+
+type claimOption func(*v1.PersistentVolumeClaim)
+
+// claim is a bound 1Gi claim asking for 2Gi, changed by opts.
+func claim(opts ...claimOption) *v1.PersistentVolumeClaim {
+	pvc := &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "ns", UID: "uid-data", ResourceVersion: "42"},
+		Spec: v1.PersistentVolumeClaimSpec{
+			VolumeName: "pv-1",
+			Resources:  v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: q("2Gi")}},
+		},
+		Status: v1.PersistentVolumeClaimStatus{
+			Phase:    v1.ClaimBound,
+			Capacity: v1.ResourceList{v1.ResourceStorage: q("1Gi")},
+		},
+	}
+	for _, o := range opts {
+		o(pvc)
+	}
+	return pvc
+}
+
+func withAnnotation(key, value string) claimOption {
+	return func(pvc *v1.PersistentVolumeClaim) {
+		if pvc.Annotations == nil {
+			pvc.Annotations = map[string]string{}
+		}
+		pvc.Annotations[key] = value
+	}
+}
+
+func withCapacity(size string) claimOption {
+	return func(pvc *v1.PersistentVolumeClaim) { pvc.Status.Capacity[v1.ResourceStorage] = q(size) }
+}
+
+func withoutCapacity() claimOption {
+	return func(pvc *v1.PersistentVolumeClaim) { pvc.Status.Capacity = nil }
+}
+
+func withAllocated(size string) claimOption {
+	return func(pvc *v1.PersistentVolumeClaim) {
+		if pvc.Status.AllocatedResources == nil {
+			pvc.Status.AllocatedResources = v1.ResourceList{}
+		}
+		pvc.Status.AllocatedResources[v1.ResourceStorage] = q(size)
+	}
+}
+
+func withResourceStatus(name v1.ResourceName, s v1.ClaimResourceStatus) claimOption {
+	return func(pvc *v1.PersistentVolumeClaim) {
+		if pvc.Status.AllocatedResourceStatuses == nil {
+			pvc.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{}
+		}
+		pvc.Status.AllocatedResourceStatuses[name] = s
+	}
+}
+
+func withResizeStatus(s v1.ClaimResourceStatus) claimOption {
+	return withResourceStatus(v1.ResourceStorage, s)
+}
+
+func withCondition(t v1.PersistentVolumeClaimConditionType, status v1.ConditionStatus, message string, at metav1.Time) claimOption {
+	return func(pvc *v1.PersistentVolumeClaim) {
+		pvc.Status.Conditions = append(pvc.Status.Conditions, v1.PersistentVolumeClaimCondition{
+			Type: t, Status: status, Message: message, LastTransitionTime: at,
+		})
+	}
+}
+
+func withTrue(t v1.PersistentVolumeClaimConditionType, message string, at metav1.Time) claimOption {
+	return withCondition(t, v1.ConditionTrue, message, at)
+}
+
+// checkBuilder runs build on in and checks that it returns want, leaves in
+// as it was, and returns the same object again when the step is repeated
+// later: a repeated step must not produce a write.
+func checkBuilder(t *testing.T, in, want *v1.PersistentVolumeClaim, build func(*v1.PersistentVolumeClaim, metav1.Time) *v1.PersistentVolumeClaim) {
+	t.Helper()
+	before := in.DeepCopy()
+	got := build(in, now)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("wrong claim (-got +want):\n%s", diff.Diff(got, want))
+	}
+	if !reflect.DeepEqual(in, before) {
+		t.Errorf("input changed (-now +before):\n%s", diff.Diff(in, before))
+	}
+	if again := build(got, later); !reflect.DeepEqual(again, got) {
+		t.Errorf("repeated step changed the claim (-again +first):\n%s", diff.Diff(again, got))
+	}
+}
+
+func TestResizeIntent(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     *v1.PersistentVolumeClaim
+		target string
+		want   *v1.PersistentVolumeClaim
+	}{
+		{
+			name:   "nothing recorded",
+			in:     claim(),
+			target: "2Gi",
+			want:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", now)),
+		},
+		{
+			name:   "drops node-expansion-not-required, keeps other annotations",
+			in:     claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withAnnotation("team", "db")),
+			target: "2Gi",
+			want: claim(withAnnotation("team", "db"),
+				withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", now)),
+		},
+		{
+			name:   "a new target replaces an infeasible one and its error",
+			in:     claim(withAllocated("100Ti"), withResizeStatus(infeasible), withTrue(ctrlError, "too big", then)),
+			target: "2Gi",
+			want:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", now)),
+		},
+		{
+			name: "keeps kubelet's NodeResizeError, unrelated conditions and other resources",
+			in: claim(withCapacity("2Gi"), withAllocated("2Gi"), withResizeStatus(nodePend),
+				withResourceStatus(otherResource, inProgress),
+				withTrue(nodeError, "resize2fs failed", then), withTrue(fsPending, fsPendingMessage, then),
+				withTrue(modifyingVol, "", then)),
+			target: "3Gi",
+			want: claim(withCapacity("2Gi"), withAllocated("3Gi"), withResizeStatus(inProgress),
+				withResourceStatus(otherResource, inProgress),
+				withTrue(nodeError, "resize2fs failed", then), withTrue(modifyingVol, "", then),
+				withTrue(resizing, "", now)),
+		},
+		{
+			name:   "same intent recorded earlier: keeps its transition time",
+			in:     claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			target: "2Gi",
+			want:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+		},
+		{
+			name:   "a retry of a failed size keeps when the resizer began expanding to it",
+			in:     claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", then)),
+			target: "2Gi",
+			want:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+		},
+		{
+			name:   "a retry of an infeasible size keeps it too",
+			in:     claim(withAllocated("100Ti"), withResizeStatus(infeasible), withTrue(ctrlError, "too big", then)),
+			target: "100Ti",
+			want:   claim(withAllocated("100Ti"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+		},
+		{
+			name:   "Resizing=False earlier: a new transition",
+			in:     claim(withCondition(resizing, v1.ConditionFalse, "", then)),
+			target: "2Gi",
+			want:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", now)),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
+				return ResizeIntent(pvc, q(tc.target), at)
+			})
+		})
+	}
+}
+
+func TestNodePending(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *v1.PersistentVolumeClaim
+		want *v1.PersistentVolumeClaim
+	}{
+		{
+			name: "after the controller step",
+			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
+		},
+		{
+			name: "no status map yet",
+			in:   claim(withAllocated("2Gi")),
+			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withTrue(fsPending, fsPendingMessage, now)),
+		},
+		{
+			name: "keeps NodeResizeError and other resources",
+			in: claim(withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, infeasible),
+				withTrue(nodeError, "no space", then), withTrue(resizing, "", then)),
+			want: claim(withAllocated("2Gi"), withResizeStatus(nodePend), withResourceStatus(otherResource, infeasible),
+				withTrue(nodeError, "no space", then), withTrue(fsPending, fsPendingMessage, now)),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkBuilder(t, tc.in, tc.want, NodePending)
+		})
+	}
+}
+
+// TestNodeRetry: the claim goes back to kubelet at the lowered request;
+// kubelet's NodeResizeError stays until kubelet clears it.
+func TestNodeRetry(t *testing.T) {
+	in := claim(withAllocated("3Gi"), withResizeStatus(v1.PersistentVolumeClaimNodeResizeInfeasible), withTrue(nodeError, "too big", then))
+	want := claim(withAllocated("2Gi"), withResizeStatus(nodePend), withTrue(nodeError, "too big", then), withTrue(fsPending, fsPendingMessage, now))
+	checkBuilder(t, in, want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
+		return NodeRetry(pvc, q("2Gi"), at)
+	})
+}
+
+// TestVolumeSizeRecorded: after kubelet finished at the recorded size, the volume's
+// larger size becomes the claim's capacity and allocated size; nothing else
+// changes.
+func TestVolumeSizeRecorded(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *v1.PersistentVolumeClaim
+		want *v1.PersistentVolumeClaim
+	}{
+		{
+			name: "capacity and allocated raised",
+			in:   claim(withCapacity("1500Mi"), withAllocated("1500Mi"), withAnnotation("team", "db"), withTrue(nodeError, "old", then)),
+			want: claim(withCapacity("2Gi"), withAllocated("2Gi"), withAnnotation("team", "db"), withTrue(nodeError, "old", then)),
+		},
+		{
+			name: "no capacity recorded",
+			in:   claim(withoutCapacity(), withAllocated("1500Mi")),
+			want: claim(withCapacity("2Gi"), withAllocated("2Gi")),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, _ metav1.Time) *v1.PersistentVolumeClaim {
+				return VolumeSizeRecorded(pvc, q("2Gi"))
+			})
+		})
+	}
+}
+
+func TestResizeFinished(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *v1.PersistentVolumeClaim
+		size string
+		want *v1.PersistentVolumeClaim
+	}{
+		{
+			name: "controller-only resize",
+			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			size: "2Gi",
+			want: claim(withCapacity("2Gi"), withAllocated("2Gi"), withAnnotation(AnnNodeExpansionNotRequired, "true")),
+		},
+		{
+			name: "no capacity recorded yet",
+			in:   claim(withoutCapacity(), withAllocated("2Gi"), withResizeStatus(inProgress)),
+			size: "2Gi",
+			want: claim(withAllocated("2Gi"), withCapacity("2Gi"), withAnnotation(AnnNodeExpansionNotRequired, "true")),
+		},
+		{
+			name: "keeps other resources, annotations and non-resize conditions",
+			in: claim(withAnnotation("team", "db"), withAllocated("2Gi"), withResizeStatus(inProgress),
+				withResourceStatus(otherResource, inProgress),
+				withTrue(resizing, "", then), withTrue(ctrlError, "old", then), withTrue(fsPending, fsPendingMessage, then),
+				withTrue(nodeError, "kubelet", then)),
+			size: "2Gi",
+			want: claim(withAnnotation("team", "db"), withAnnotation(AnnNodeExpansionNotRequired, "true"),
+				withCapacity("2Gi"), withAllocated("2Gi"), withResourceStatus(otherResource, inProgress),
+				withTrue(nodeError, "kubelet", then)),
+		},
+		{
+			name: "the driver allocated more: capacity and allocated are its capacity",
+			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			size: "2560Mi",
+			want: claim(withCapacity("2560Mi"), withAllocated("2560Mi"), withAnnotation(AnnNodeExpansionNotRequired, "true")),
+		},
+		{
+			name: "nothing allocated recorded: allocated is the size",
+			in:   claim(withResizeStatus(inProgress)),
+			size: "2Gi",
+			want: claim(withCapacity("2Gi"), withAllocated("2Gi"), withAnnotation(AnnNodeExpansionNotRequired, "true")),
+		},
+		{
+			name: "a smaller size never lowers allocated",
+			in:   claim(withAllocated("2Gi"), withResizeStatus(inProgress)),
+			size: "1536Mi",
+			want: claim(withCapacity("1536Mi"), withAllocated("2Gi"), withAnnotation(AnnNodeExpansionNotRequired, "true")),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
+				return ResizeFinished(pvc, q(tc.size), at)
+			})
+		})
+	}
+}
+
+// TestFinishedEmptyStatusMap checks what DeepEqual in TestResizeFinished cannot
+// tell apart from a bug in the builders: the map is nil, not empty, so
+// the JSON has no allocatedResourceStatuses at all.
+func TestFinishedEmptyStatusMap(t *testing.T) {
+	got := ResizeFinished(claim(withResizeStatus(inProgress)), q("2Gi"), now)
+	if got.Status.AllocatedResourceStatuses != nil {
+		t.Errorf("allocatedResourceStatuses = %#v, want nil", got.Status.AllocatedResourceStatuses)
+	}
+	if got.Status.Conditions != nil {
+		t.Errorf("conditions = %#v, want nil", got.Status.Conditions)
+	}
+}
+
+func TestResizeFailed(t *testing.T) {
+	tests := []struct {
+		name       string
+		in         *v1.PersistentVolumeClaim
+		infeasible bool
+		message    string
+		want       *v1.PersistentVolumeClaim
+	}{
+		{
+			name:       "infeasible",
+			in:         claim(withAllocated("100Ti"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			infeasible: true,
+			message:    "out of range",
+			want:       claim(withAllocated("100Ti"), withResizeStatus(infeasible), withTrue(ctrlError, "out of range", then)),
+		},
+		{
+			name:    "final: the status stays in progress",
+			in:      claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			message: "internal",
+			want:    claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", then)),
+		},
+		{
+			name:    "the error takes Resizing's time: when the resizer began expanding to the size",
+			in:      claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", earlier)),
+			message: "internal",
+			want:    claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", earlier)),
+		},
+		{
+			name:    "final with nothing recorded: no status map",
+			in:      claim(),
+			message: "internal",
+			want:    claim(withTrue(ctrlError, "internal", now)),
+		},
+		{
+			name:       "error recorded earlier: keeps its time, takes the new message",
+			in:         claim(withResizeStatus(infeasible), withTrue(nodeError, "kubelet", then), withTrue(ctrlError, "old", then)),
+			infeasible: true,
+			message:    "new",
+			want:       claim(withResizeStatus(infeasible), withTrue(nodeError, "kubelet", then), withTrue(ctrlError, "new", then)),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
+				return ResizeFailed(pvc, tc.infeasible, tc.message, at)
+			})
+		})
+	}
+}
+
+func TestErrorRecorded(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *v1.PersistentVolumeClaim
+		want bool
+	}{
+		{name: "no conditions", in: claim(), want: false},
+		{name: "ControllerResizeError=True", in: claim(withTrue(resizing, "", then), withTrue(ctrlError, "x", then)), want: true},
+		{name: "ControllerResizeError=False", in: claim(withCondition(ctrlError, v1.ConditionFalse, "", then)), want: false},
+		{name: "only kubelet's NodeResizeError", in: claim(withTrue(nodeError, "x", then)), want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ErrorRecorded(tc.in); got != tc.want {
+				t.Errorf("ErrorRecorded() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+type volumeOption func(*v1.PersistentVolume)
+
+// volume is a 1Gi CSI volume bound to claim(), changed by opts.
+func volume(opts ...volumeOption) *v1.PersistentVolume {
+	pv := &v1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: "pv-1", UID: "uid-pv", ResourceVersion: "7"},
+		Spec: v1.PersistentVolumeSpec{
+			Capacity: v1.ResourceList{v1.ResourceStorage: q("1Gi")},
+			PersistentVolumeSource: v1.PersistentVolumeSource{
+				CSI: &v1.CSIPersistentVolumeSource{Driver: "csi.example.com", VolumeHandle: "vol-1"},
+			},
+			ClaimRef: &v1.ObjectReference{Namespace: "ns", Name: "data", UID: "uid-data"},
+		},
+		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound},
+	}
+	for _, o := range opts {
+		o(pv)
+	}
+	return pv
+}
+
+func withSize(size string) volumeOption {
+	return func(pv *v1.PersistentVolume) { pv.Spec.Capacity[v1.ResourceStorage] = q(size) }
+}
+
+func withoutSize() volumeOption {
+	return func(pv *v1.PersistentVolume) { pv.Spec.Capacity = nil }
+}
+
+func withVolumeAnnotation(key, value string) volumeOption {
+	return func(pv *v1.PersistentVolume) {
+		if pv.Annotations == nil {
+			pv.Annotations = map[string]string{}
+		}
+		pv.Annotations[key] = value
+	}
+}
+
+func TestVolumeWithCapacity(t *testing.T) {
+	oneGi := q("1Gi")
+	tests := []struct {
+		name      string
+		in        *v1.PersistentVolume
+		size      string
+		preResize *resource.Quantity
+		want      *v1.PersistentVolume
+	}{
+		{name: "raised", in: volume(), size: "2Gi", want: volume(withSize("2Gi"))},
+		{name: "never lowered", in: volume(withSize("3Gi")), size: "2Gi", want: volume(withSize("3Gi"))},
+		{name: "same size", in: volume(), size: "1Gi", want: volume()},
+		{name: "no capacity at all", in: volume(withoutSize()), size: "2Gi", want: volume(withSize("2Gi"))},
+		{
+			name: "pre-resize capacity when given", in: volume(), size: "2Gi", preResize: &oneGi,
+			want: volume(withSize("2Gi"), withVolumeAnnotation(AnnPreResizeCapacity, "1Gi")),
+		},
+		{
+			name: "pre-resize capacity beside other annotations",
+			in:   volume(withVolumeAnnotation("pv.kubernetes.io/provisioned-by", "csi.example.com")),
+			size: "2Gi", preResize: &oneGi,
+			want: volume(withSize("2Gi"), withVolumeAnnotation("pv.kubernetes.io/provisioned-by", "csi.example.com"),
+				withVolumeAnnotation(AnnPreResizeCapacity, "1Gi")),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := tc.in.DeepCopy()
+			got := VolumeWithCapacity(tc.in, q(tc.size), tc.preResize)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("wrong volume (-got +want):\n%s", diff.Diff(got, tc.want))
+			}
+			if !reflect.DeepEqual(tc.in, before) {
+				t.Errorf("input changed (-now +before):\n%s", diff.Diff(tc.in, before))
+			}
+			if again := VolumeWithCapacity(got, q(tc.size), tc.preResize); !reflect.DeepEqual(again, got) {
+				t.Errorf("repeated step changed the volume (-again +first):\n%s", diff.Diff(again, got))
+			}
+		})
+	}
+}

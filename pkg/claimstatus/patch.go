@@ -1,0 +1,172 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package claimstatus
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
+)
+
+// PatchClaim writes what changed from old to updated to the claim's status
+// subresource. The patch carries old's resourceVersion, so a claim that
+// changed since the decision was made is a conflict, never overwritten. It
+// makes no call when nothing changed and then returns old.
+func PatchClaim(ctx context.Context, client kube.Interface, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
+	data, err := encode(claimPatch(old, updated), old.ResourceVersion)
+	if err != nil || data == nil {
+		return old, err
+	}
+	out, err := client.CoreV1().PersistentVolumeClaims(old.Namespace).Patch(ctx, old.Name,
+		types.MergePatchType, data, metav1.PatchOptions{}, "status")
+	if err != nil {
+		return old, fmt.Errorf("patch status of claim %s/%s: %w", old.Namespace, old.Name, err)
+	}
+	return out, nil
+}
+
+// PatchVolume writes what changed from old to updated to the PV, guarded by
+// old's resourceVersion like PatchClaim.
+func PatchVolume(ctx context.Context, client kube.Interface, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
+	data, err := encode(volumePatch(old, updated), old.ResourceVersion)
+	if err != nil || data == nil {
+		return old, err
+	}
+	out, err := client.CoreV1().PersistentVolumes().Patch(ctx, old.Name,
+		types.MergePatchType, data, metav1.PatchOptions{})
+	if err != nil {
+		return old, fmt.Errorf("patch volume %s: %w", old.Name, err)
+	}
+	return out, nil
+}
+
+// A patch is a JSON merge patch (RFC 7386) under construction: a nested
+// map in which null removes a key and a list replaces the whole list.
+type patch map[string]any
+
+// claimPatch is the merge patch from old to updated over what the builders
+// of this package change: annotations, and the status' capacity,
+// allocatedResources, allocatedResourceStatuses and conditions. It is built
+// field by field, not by diffing whole objects: this runs three times a
+// resize. The conditions go whole; the resourceVersion guard makes that
+// safe, as no condition written since can be overwritten.
+func claimPatch(old, updated *v1.PersistentVolumeClaim) patch {
+	status := patch{}
+	putResources(status, "capacity", old.Status.Capacity, updated.Status.Capacity)
+	putResources(status, "allocatedResources", old.Status.AllocatedResources, updated.Status.AllocatedResources)
+	putMap(status, "allocatedResourceStatuses", old.Status.AllocatedResourceStatuses, updated.Status.AllocatedResourceStatuses,
+		func(a, b v1.ClaimResourceStatus) bool { return a == b })
+	if !apiequality.Semantic.DeepEqual(old.Status.Conditions, updated.Status.Conditions) {
+		status["conditions"] = updated.Status.Conditions
+	}
+	putClass(status, "currentVolumeAttributesClassName", old.Status.CurrentVolumeAttributesClassName, updated.Status.CurrentVolumeAttributesClassName)
+	if !apiequality.Semantic.DeepEqual(old.Status.ModifyVolumeStatus, updated.Status.ModifyVolumeStatus) {
+		status["modifyVolumeStatus"] = updated.Status.ModifyVolumeStatus // null when nil
+	}
+	return withMetadata(old.Annotations, updated.Annotations, "status", status)
+}
+
+// volumePatch is the merge patch from old to updated over what Grown and
+// VolumeWithClass change: annotations, spec.capacity and
+// spec.volumeAttributesClassName.
+func volumePatch(old, updated *v1.PersistentVolume) patch {
+	spec := patch{}
+	putResources(spec, "capacity", old.Spec.Capacity, updated.Spec.Capacity)
+	putClass(spec, "volumeAttributesClassName", old.Spec.VolumeAttributesClassName, updated.Spec.VolumeAttributesClassName)
+	return withMetadata(old.Annotations, updated.Annotations, "spec", spec)
+}
+
+// withMetadata returns the patch of the annotations with body under key,
+// leaving out what is empty.
+func withMetadata(old, updated map[string]string, key string, body patch) patch {
+	meta, p := patch{}, patch{}
+	putMap(meta, "annotations", old, updated, func(a, b string) bool { return a == b })
+	if len(meta) > 0 {
+		p["metadata"] = meta
+	}
+	if len(body) > 0 {
+		p[key] = body
+	}
+	return p
+}
+
+// putResources is putMap for quantities, compared by their text:
+// Quantity.Cmp of some valid quantities does not return in useful time (see
+// resize.CheckSize), and writing an equal quantity in another form is
+// harmless.
+func putResources(p patch, key string, old, updated v1.ResourceList) {
+	putMap(p, key, old, updated, func(a, b resource.Quantity) bool { return a.String() == b.String() })
+}
+
+// putMap adds the merge patch from the map old to updated to p under key:
+// the changed and new keys with their value, the removed ones with null,
+// nothing when they are equal. Keys are removed one by one, never the whole
+// field, so a map that the cache keeps only part of (see package slim) is
+// patched right.
+func putMap[K ~string, V any](p patch, key string, old, updated map[K]V, equal func(a, b V) bool) {
+	d := patch{}
+	for k, v := range updated {
+		if o, ok := old[k]; !ok || !equal(o, v) {
+			d[string(k)] = v
+		}
+	}
+	for k := range old {
+		if _, ok := updated[k]; !ok {
+			d[string(k)] = nil
+		}
+	}
+	if len(d) > 0 {
+		p[key] = d
+	}
+}
+
+// putClass adds a class name field to p when it changed; null removes it.
+func putClass(p patch, key string, old, updated *string) {
+	switch {
+	case updated == nil && old != nil:
+		p[key] = nil
+	case updated != nil && (old == nil || *old != *updated):
+		p[key] = *updated
+	}
+}
+
+// encode returns the patch with the resourceVersion guard as JSON, or nil
+// when the patch is empty.
+func encode(p patch, resourceVersion string) ([]byte, error) {
+	if len(p) == 0 {
+		return nil, nil
+	}
+	meta, _ := p["metadata"].(patch)
+	if meta == nil {
+		meta = patch{}
+		p["metadata"] = meta
+	}
+	meta["resourceVersion"] = resourceVersion
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("encode patch: %w", err)
+	}
+	return data, nil
+}

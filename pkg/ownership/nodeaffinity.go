@@ -1,0 +1,203 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// The node scope decides which node's resizer handles a volume when
+// the resizer runs on every node (--node-deployment): the instance of the
+// one node the volume's required node affinity pins it to.
+//
+// Whether a node can use a volume is decided exactly as the scheduler and
+// kubelet decide it (k8s.io/component-helpers/storage/volume's
+// CheckNodeAffinity), by the MatchNodeSelectorTerms that it calls, of
+// k8s.io/component-helpers/scheduling/corev1, against the node's labels: terms ORed, expressions
+// ANDed, the operators In, NotIn, Exists, DoesNotExist, Gt and Lt. That
+// check sees labels only: a term's matchFields are not checked at all, so a
+// term of matchFields alone selects every node.
+//
+// One volume must have one resizer, yet an instance cannot see which other
+// nodes the affinity selects without watching every Node of the cluster
+// (every instance holding all the nodes' labels, and each change of any
+// Node sent to every instance: n² for n nodes). So the rule is structural
+// instead, decided from the volume and this node alone: the volume is this
+// node's when the node can use it and every term of its affinity pins it
+// to this node, that is, holds an In expression with one value on a label
+// that names one node:
+//
+//   - kubernetes.io/hostname, which kubelet sets to the node's host name,
+//     one node's alone by convention (the scheduler's per-node topology
+//     domain); or
+//   - any label whose value on this node is the node's name, such as the
+//     topology key a node-local CSI driver reports for its node
+//     (topology.hostpath.csi/node, topology.topolvm.io/node,
+//     openebs.io/nodename), which kubelet copies onto the Node. Node names
+//     are unique, so no other node's instance can find its own name there.
+//
+// An affinity that a node can use but that some term leaves open (a zone, a
+// rack, Exists, a hostname In two values, matchFields only) or that another
+// term pins to another node can select several nodes: each instance whose
+// node it selects refuses it, and none takes it. This is stricter than
+// counting the nodes that match today: a zone with one node now is a zone
+// with two after the next node joins it. A volume without a required node
+// affinity can be used on any node and is pinned to none: no instance
+// takes it.
+
+package ownership
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+)
+
+// HostnameLabel is the label kubelet sets to its node's host name.
+const HostnameLabel = v1.LabelHostname
+
+// Node is what the rule reads of a Node: its name and its labels. It is
+// never changed once made: a new one replaces it.
+type Node struct {
+	Name   string
+	Labels map[string]string
+}
+
+// NodeOf returns the name and labels of n, sharing the labels' map.
+func NodeOf(n *v1.Node) *Node {
+	return &Node{Name: n.Name, Labels: n.Labels}
+}
+
+// Result is what a volume's node affinity says of a node.
+type Result int
+
+const (
+	// Elsewhere means the node cannot use the volume (or is not known):
+	// another node's instance may take it, or none.
+	Elsewhere Result = iota
+	// Pinned means the node can use the volume and no other node can:
+	// the node's instance takes it.
+	Pinned
+	// Shared means the node can use the volume but so may other nodes: no
+	// instance takes it.
+	Shared
+	// NoAffinity means the volume has no required node affinity: every
+	// node can use it, and no instance takes it.
+	NoAffinity
+)
+
+// String returns the result's name, for logs.
+func (r Result) String() string {
+	switch r {
+	case Elsewhere:
+		return "Elsewhere"
+	case Pinned:
+		return "Pinned"
+	case Shared:
+		return "Shared"
+	case NoAffinity:
+		return "NoAffinity"
+	}
+	return fmt.Sprintf("Result(%d)", int(r))
+}
+
+// usable is CheckNodeAffinity of k8s.io/component-helpers/storage/volume
+// for a volume with a required affinity, without that package, which
+// links client-go's scheme of every API group into the binaries.
+func usable(pv *v1.PersistentVolume, node *Node) error {
+	matches, err := corev1helpers.MatchNodeSelectorTerms(&v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: node.Labels}}, pv.Spec.NodeAffinity.Required)
+	if err != nil {
+		return err
+	}
+	if !matches {
+		return fmt.Errorf("no matching NodeSelectorTerms")
+	}
+	return nil
+}
+
+// Match applies the rule of the package to pv and node; node is nil when
+// it is not known. The reason says why, naming the term that leaves the
+// volume open for Shared.
+func Match(pv *v1.PersistentVolume, node *Node) (Result, string) {
+	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
+		return NoAffinity, "the volume has no required node affinity: any node can use it"
+	}
+	if node == nil {
+		return Elsewhere, "this instance's Node is not known"
+	}
+	if err := usable(pv, node); err != nil {
+		return Elsewhere, fmt.Sprintf("node %s cannot use the volume: its node affinity does not select the node's labels (%v)", node.Name, err)
+	}
+	var pins []string
+	for i, term := range pv.Spec.NodeAffinity.Required.NodeSelectorTerms {
+		if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
+			continue // selects no node, for the scheduler as here
+		}
+		pin, other := pinOf(term, node)
+		switch {
+		case pin != "":
+			pins = append(pins, pin)
+		case other != "":
+			return Shared, fmt.Sprintf("term %d of its node affinity (%s) selects another node, by %s", i, describe(term), other)
+		case len(term.MatchExpressions) == 0:
+			return Shared, fmt.Sprintf("term %d of its node affinity (%s) selects every node: matchFields are not checked for volumes, the scheduler and kubelet read node labels only", i, describe(term))
+		default:
+			return Shared, fmt.Sprintf("term %d of its node affinity (%s) pins no node: it has no In expression with one value on %s or on a label whose value is the node's name", i, describe(term), HostnameLabel)
+		}
+	}
+	return Pinned, fmt.Sprintf("its node affinity pins it to node %s (%s)", node.Name, strings.Join(slices.Compact(pins), "; "))
+}
+
+// pinOf looks in term for an expression that pins the volume to one node.
+// pin is such an expression naming node; other, when pin is empty, one that
+// names another node.
+func pinOf(term v1.NodeSelectorTerm, node *Node) (pin, other string) {
+	for _, e := range term.MatchExpressions {
+		if e.Operator != v1.NodeSelectorOpIn || len(e.Values) == 0 || slices.ContainsFunc(e.Values, func(v string) bool { return v != e.Values[0] }) {
+			continue
+		}
+		value := e.Values[0]
+		ours, labelled := node.Labels[e.Key]
+		switch {
+		case e.Key != HostnameLabel && ours != node.Name:
+			// Not a label that names nodes, as far as this node tells.
+		case labelled && value == ours:
+			return describeExpression(e), ""
+		case other == "":
+			other = describeExpression(e)
+		}
+	}
+	return "", other
+}
+
+// describe writes a term as its expressions and fields, ANDed.
+func describe(term v1.NodeSelectorTerm) string {
+	var parts []string
+	for _, e := range term.MatchExpressions {
+		parts = append(parts, describeExpression(e))
+	}
+	for _, e := range term.MatchFields {
+		parts = append(parts, "field "+describeExpression(e))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// describeExpression writes e as kubectl would: key, operator, values.
+func describeExpression(e v1.NodeSelectorRequirement) string {
+	if len(e.Values) == 0 {
+		return fmt.Sprintf("%s %s", e.Key, e.Operator)
+	}
+	return fmt.Sprintf("%s %s [%s]", e.Key, e.Operator, strings.Join(e.Values, ", "))
+}
