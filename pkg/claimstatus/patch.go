@@ -17,49 +17,26 @@ limitations under the License.
 package claimstatus
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/csi-resizer/csi-resizer/pkg/kube"
 )
 
-// PatchClaim writes what changed from old to updated to the claim's status
-// subresource. The patch carries old's resourceVersion, so a claim that
-// changed since the decision was made is a conflict, never overwritten. It
-// makes no call when nothing changed and then returns old.
-func PatchClaim(ctx context.Context, client kube.Interface, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
-	data, err := encode(claimPatch(old, updated), old.ResourceVersion)
-	if err != nil || data == nil {
-		return old, err
-	}
-	out, err := client.CoreV1().PersistentVolumeClaims(old.Namespace).Patch(ctx, old.Name,
-		types.MergePatchType, data, metav1.PatchOptions{}, "status")
-	if err != nil {
-		return old, fmt.Errorf("patch status of claim %s/%s: %w", old.Namespace, old.Name, err)
-	}
-	return out, nil
+// ClaimPatch is the merge patch of the claim's status from old to updated,
+// as the status subresource takes it: it carries old's resourceVersion, so
+// a claim that changed since the decision was made is a conflict, never
+// overwritten. It is nil when nothing changed.
+func ClaimPatch(old, updated *v1.PersistentVolumeClaim) ([]byte, error) {
+	return encode(claimPatch(old, updated), old.ResourceVersion)
 }
 
-// PatchVolume writes what changed from old to updated to the PV, guarded by
-// old's resourceVersion like PatchClaim.
-func PatchVolume(ctx context.Context, client kube.Interface, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
-	data, err := encode(volumePatch(old, updated), old.ResourceVersion)
-	if err != nil || data == nil {
-		return old, err
-	}
-	out, err := client.CoreV1().PersistentVolumes().Patch(ctx, old.Name,
-		types.MergePatchType, data, metav1.PatchOptions{})
-	if err != nil {
-		return old, fmt.Errorf("patch volume %s: %w", old.Name, err)
-	}
-	return out, nil
+// VolumePatch is the merge patch of the PV from old to updated, guarded by
+// old's resourceVersion like ClaimPatch; nil when nothing changed.
+func VolumePatch(old, updated *v1.PersistentVolume) ([]byte, error) {
+	return encode(volumePatch(old, updated), old.ResourceVersion)
 }
 
 // A patch is a JSON merge patch (RFC 7386) under construction: a nested

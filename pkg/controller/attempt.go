@@ -34,8 +34,6 @@ import (
 type driverOperation[T, R any] struct {
 	track *track[T, R]
 	rules decide.Rules
-	// same reports whether two targets are the same size or class.
-	same func(a, b T) bool
 	// failedReason is the reason of the operation's warning events.
 	failedReason string
 	// result names a failure for the duration metric.
@@ -78,14 +76,14 @@ func (c *Controller) emit(pvc *v1.PersistentVolumeClaim, e event) {
 // attemptCall runs one attempt of op to d's target, the same way for both
 // operations: record the intent when d asks, call the driver, remember the
 // outcome, record it. Each step is at most one write. A driver success
-// whose writes failed is remembered, so the next attempt to the same target
-// retries the writes only: the driver is not called again, and what the
-// call needed (a class, a Secret) is not read again, as it may be gone.
-func attemptCall[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, d decide.Decision[A, T], x call[T, R]) (time.Duration, error) {
+// whose writes failed is remembered, and the plan then says writesOnly: the
+// writes are retried, the driver is not called again, and what the call
+// needed (a class, a Secret) is not read again, as it may be gone.
+func attemptCall[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, d decide.Decision[A, T], writesOnly bool, x call[T, R]) (time.Duration, error) {
 	start := c.Clock.Now()
 	id := idOf(key, pvc)
 	done := op.track.applied.get(id)
-	if done == nil || !op.same(done.target, d.Target) {
+	if !writesOnly || done == nil {
 		written, result, after, err := callDriver(c, ctx, op, key, pvc, d, x)
 		if err != nil || after > 0 {
 			return after, err
@@ -152,8 +150,8 @@ func failedCall[T, R any](c *Controller, ctx context.Context, op driverOperation
 			return 0, c.writeFailed(ctx, pvc, op.failedReason, err, x.what()+": record the failure in the claim", "retried with backoff")
 		}
 	}
-	if f.Class == decide.Infeasible {
-		return c.RetryMax, nil
+	if after := f.RetryAfter(c.RetryMax); after > 0 {
+		return after, nil
 	}
 	return 0, fmt.Errorf("%s: %w", x.what(), cause)
 }

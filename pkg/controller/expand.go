@@ -60,15 +60,15 @@ func (c *Controller) resizeCalls() driverOperation[resource.Quantity, expansion]
 	return driverOperation[resource.Quantity, expansion]{
 		track:        &c.memory.resize,
 		rules:        decide.ResizeRules,
-		same:         func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 },
 		failedReason: ReasonResizeFailed,
 		result:       decide.ResizeResult,
 		observe:      c.observe,
 	}
 }
 
-// resizeStep carries out a resize decision that acts (see plan.first).
-func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d decide.ResizeDecision) (time.Duration, error) {
+// resizeStep carries out the plan's resize decision.
+func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, p decide.Plan) (time.Duration, error) {
+	d := p.Resize
 	what := expanding(pv, d.Target)
 	switch d.Action {
 	case decide.RecordVolumeSize:
@@ -92,7 +92,12 @@ func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.Persist
 		}
 		return 0, nil
 	}
-	return attemptCall(c, ctx, c.resizeCalls(), key, pvc, d, &expandCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
+	if len(p.HeldBackBy) > 0 {
+		err := errors.New(c.inUseMessage(key, d.Target, p.HeldBackBy))
+		c.warn(pvc, err.Error())
+		return 0, err
+	}
+	return attemptCall(c, ctx, c.resizeCalls(), key, pvc, d, p.WritesOnly, &expandCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
 }
 
 var fileSystemResizeRequired = event{v1.EventTypeNormal, ReasonFileSystemResizeRequired, "Require file system resize of volume on node"}
@@ -108,15 +113,9 @@ type expandCall struct {
 
 func (x *expandCall) what() string { return expanding(x.pv, x.target) }
 
-// prepare holds the call back while pods use the claim, when the driver
-// needs that, and reads the expansion Secret.
+// prepare reads the expansion Secret.
 func (x *expandCall) prepare(ctx context.Context) (func(context.Context) (expansion, error), error) {
 	c := x.c
-	if pods := c.podsBlocking(idOf(x.key, x.pvc), x.pvc.Namespace, x.pvc.Name); len(pods) > 0 {
-		err := errors.New(c.inUseMessage(x.key, x.target, pods))
-		c.warn(x.pvc, err.Error())
-		return nil, err
-	}
 	secrets, err := c.secretsFor(ctx, x.pvc, x.pv)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", x.what(), err)

@@ -78,13 +78,13 @@ func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv
 	case f.Reason == codes.NotFound.String():
 		next = fmt.Sprintf("%s is retried every %s; the driver does not know the volume, so no size helps: check the PV's volume handle against the driver", t, c.RetryMax)
 	case f.Class == decide.Infeasible:
-		next = fmt.Sprintf("%s is retried every %s unless the request changes", t, c.RetryMax) + lowering(c.resizeStateOf(key, pvc, pv), target)
+		next = fmt.Sprintf("%s is retried every %s unless the request changes", t, c.RetryMax) + lowering(decide.ResizeStateFor(c.input(key, pvc, pv)), target)
 	case decide.InUse(&f) && c.Pods != nil:
 		next = events.CannotExpandInUse + ": retried once the pods that use the claim are deleted"
 	case decide.InUse(&f):
 		next = events.CannotExpandInUse + ": retried with backoff"
 	default:
-		next = "retried with backoff, at the request as it is then" + lowering(c.resizeStateOf(key, pvc, pv), target)
+		next = "retried with backoff, at the request as it is then" + lowering(decide.ResizeStateFor(c.input(key, pvc, pv)), target)
 	}
 	return fmt.Sprintf("%s: %s; %s", expanding(pv, target), driverCause(cause), next)
 }

@@ -31,6 +31,7 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
@@ -287,14 +288,15 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // idle waits until the controller has no key queued, and returns what it
 // decides now for the claim name, from its caches and memory: a driver call
 // or write still to come for the claim shows there.
-func (e *env) idle(t *testing.T, name string) plan {
+func (e *env) idle(t *testing.T, name string) decide.Plan {
 	t.Helper()
 	waitFor(t, "an empty queue", func() bool { return e.ctrl.queue.Len() == 0 })
-	_, _, p, err := e.ctrl.plan(e.ctx, ns+"/"+name, false)
-	if err != nil || p == nil {
-		t.Fatalf("plan of %s: %v, %v", name, p, err)
+	key := ns + "/" + name
+	pvc, pv, err := e.ctrl.objects(key)
+	if err != nil || pvc == nil || pv == nil {
+		t.Fatalf("objects of %s: %v, %v, %v", name, pvc, pv, err)
 	}
-	return *p
+	return decide.Claim(e.ctrl.input(key, pvc, pv))
 }
 
 // TestHeldBackByPods: the claims-by-state metrics count a claim as

@@ -44,7 +44,6 @@ func (c *Controller) modifyCalls() driverOperation[string, struct{}] {
 	return driverOperation[string, struct{}]{
 		track:        &c.memory.modify,
 		rules:        decide.ModifyRules,
-		same:         func(a, b string) bool { return a == b },
 		failedReason: ReasonModifyFailed,
 		result:       func(f decide.ModifyFailure) string { return f.Class.String() },
 		observe:      c.observeModify,
@@ -60,12 +59,13 @@ func (c *Controller) classDriver(name string) (string, bool) {
 	return vac.DriverName, true
 }
 
-// modifyStep carries out a modify decision that acts (see plan.first).
-func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, d decide.ModifyDecision) (time.Duration, error) {
+// modifyStep carries out the plan's modify decision.
+func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, p decide.Plan) (time.Duration, error) {
+	d := p.Modify
 	what := modifying(pv, d.Target) + ": record the claim's state"
 	switch d.Action {
 	case decide.ModifyCall:
-		return attemptCall(c, ctx, c.modifyCalls(), key, pvc, d, &modifyCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
+		return attemptCall(c, ctx, c.modifyCalls(), key, pvc, d, p.WritesOnly, &modifyCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
 	case decide.Pend:
 		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyPending(pvc, d.Target), event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason}, ReasonModifyFailed, what)
 	case decide.Refuse:

@@ -87,7 +87,7 @@ func TestModifyStartsWhenClassCreated(t *testing.T) {
 	// Nothing but the class can start the modification now: the controller
 	// decides to pend with nothing left to write, and no retry is queued.
 	p := e.idle(t, "a")
-	equal(t, "decision while pending", fmt.Sprintf("%s %s intent=%v", p.modify.Action, p.modify.Target, p.modify.RecordIntent), "pend gold intent=false")
+	equal(t, "decision while pending", fmt.Sprintf("%s %s intent=%v", p.Modify.Action, p.Modify.Target, p.Modify.RecordIntent), "pend gold intent=false")
 	equal(t, "retries queued while pending", e.ctrl.queue.NumRequeues(ns+"/a"), 0)
 	equal(t, "driver calls while pending", len(e.modifier.targets()), 0)
 

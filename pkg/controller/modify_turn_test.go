@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 )
 
 const expanded = "capacity=2Gi allocated=2Gi status=- conditions=[]"
@@ -144,7 +145,7 @@ func TestResizeAndModifyNeverOverlap(t *testing.T) {
 	// decisions have nothing left to do for any claim.
 	for i := range claims {
 		name := fmt.Sprintf("c%d", i)
-		equal(t, "step left for "+name, e.idle(t, name).first(), noOperation)
+		equal(t, "step left for "+name, e.idle(t, name).Next, decide.NoJob)
 	}
 	equal(t, "overlapping calls", tl.overlapping(), []string(nil))
 	for i := range claims {

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
@@ -64,9 +65,9 @@ func (c *Controller) notOwned(logger klog.Logger, key string, pvc *v1.Persistent
 // from every node of the zone would drown the ones that matter. What was
 // warned is remembered in memory: an instance that restarts warns again.
 func (c *Controller) refuse(logger klog.Logger, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, reason string) {
-	// Decided quietly (the zero Logger discards): the decision says whether
-	// the claim asks for something, not what this instance does, nothing.
-	if p := c.decide(klog.Logger{}, key, pvc, pv, false); p.first() == noOperation {
+	// The plan says whether the claim asks for something, not what this
+	// instance does, nothing.
+	if decide.Claim(c.input(key, pvc, pv)).Next == decide.NoJob {
 		return
 	}
 	id := idOf(key, pvc)

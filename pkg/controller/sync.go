@@ -25,7 +25,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
@@ -34,8 +33,8 @@ import (
 // errVolumeNotCached asks for a retry: the PV informer may lag the claim's.
 var errVolumeNotCached = errors.New("PV not in the informer cache yet")
 
-// sync looks at one claim and does what the decisions say: at most one
-// step of each operation, the one plan.first picks, then the other if
+// sync looks at one claim and does what its plan says (decide.Claim): at
+// most one step of each job, the one the plan puts first, then the other if
 // it still has work. It returns an error to retry with backoff, or a delay
 // to look again later.
 //
@@ -45,45 +44,45 @@ var errVolumeNotCached = errors.New("PV not in the informer cache yet")
 // the driver while the new leader works on the volume.
 func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
 	var (
-		done  operation
+		done  decide.Job
 		after time.Duration
 	)
 	for {
 		if ctx.Err() != nil {
 			return after, nil
 		}
-		pvc, pv, p, err := c.plan(ctx, key, done == noOperation)
+		pvc, pv, p, err := c.plan(ctx, key, done)
 		if err != nil || p == nil {
 			return 0, err
 		}
-		op := p.first()
-		if op == noOperation || op == done {
-			return soonest(after, p.wait()), nil
+		if p.Next == decide.NoJob {
+			return decide.Soonest(after, p.Wait), nil
 		}
-		next, err := c.run(context.WithoutCancel(ctx), key, pvc, pv, *p, op)
+		next, err := c.run(context.WithoutCancel(ctx), key, pvc, pv, *p)
 		if err != nil {
 			return 0, err
 		}
-		after = soonest(after, next)
-		if done != noOperation {
+		after = decide.Soonest(after, next)
+		if done != decide.NoJob {
 			return after, nil
 		}
-		done = op
+		done = p.Next
 	}
 }
 
-// run carries out the step of op.
-func (c *Controller) run(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, p plan, op operation) (time.Duration, error) {
-	if op == resizeOperation {
-		return c.resizeStep(ctx, key, pvc, pv, p.resize)
+// run carries out the step of the plan's next job.
+func (c *Controller) run(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, p decide.Plan) (time.Duration, error) {
+	if p.Next == decide.ResizeJob {
+		return c.resizeStep(ctx, key, pvc, pv, p)
 	}
-	return c.modifyStep(ctx, key, pvc, pv, p.modify)
+	return c.modifyStep(ctx, key, pvc, pv, p)
 }
 
-// plan reads a claim and its PV and makes both decisions about them; nil
-// when the claim is gone or not ours. warn asks for the warning about a
-// size that cannot be decided on (once per sync).
-func (c *Controller) plan(ctx context.Context, key string, warn bool) (*v1.PersistentVolumeClaim, *v1.PersistentVolume, *plan, error) {
+// plan reads a claim and its PV and makes its plan; nil when the claim is
+// gone or not ours. done is the job that took its step in this sync
+// already; the warning about a size that cannot be decided on is given on
+// the first plan of a sync only.
+func (c *Controller) plan(ctx context.Context, key string, done decide.Job) (*v1.PersistentVolumeClaim, *v1.PersistentVolume, *decide.Plan, error) {
 	logger := klog.FromContext(ctx)
 	pvc, pv, err := c.objects(key)
 	if err != nil || pvc == nil {
@@ -104,33 +103,39 @@ func (c *Controller) plan(ctx context.Context, key string, warn bool) (*v1.Persi
 		logger.V(5).Info("Ignoring claim", "verdict", verdict, "reason", reason)
 		return nil, nil, nil, nil
 	}
-	p := c.decide(logger, key, pvc, pv, warn)
+	in := c.input(key, pvc, pv)
+	in.Done = done
+	p := decide.Claim(in)
+	if p.Invalid != nil && done == decide.NoJob {
+		// Nothing can be decided about this size until it changes; its
+		// update queues the claim again.
+		c.warn(pvc, fmt.Sprintf("cannot resize volume %q: %v; nothing is done until that size changes", pv.Name, p.Invalid))
+	}
+	logger.V(4).Info("Decided", "next", p.Next, "owner", p.Owner, "why", p.Why,
+		"resize", p.Resize.Action, "resizeTarget", p.Resize.Target.String(), "resizeReason", p.Resize.Reason,
+		"modify", p.Modify.Action, "modifyTarget", p.Modify.Target, "modifyReason", p.Modify.Reason)
 	return pvc, pv, &p, nil
 }
 
-// decide makes both decisions about a claim of ours; warn asks for the
-// warning about a size that cannot be decided on.
-func (c *Controller) decide(logger klog.Logger, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, warn bool) plan {
-	var p plan
-	now := c.Clock.Now()
-	if c.Resizer != nil {
-		state := c.resizeStateOf(key, pvc, pv)
-		if err := state.Validate(); err != nil && warn {
-			// Nothing can be decided about this size until it changes; its
-			// update queues the claim again.
-			c.warn(pvc, fmt.Sprintf("cannot resize volume %q: %v; nothing is done until that size changes", pv.Name, err))
-		}
-		p.resize = decide.DecideResize(state, now, c.RetryMax)
-		p.resizeFailed = state.LastFailure != nil || state.ErrorRecorded
-		logger.V(4).Info("Decided", "operation", "resize", "action", p.resize.Action, "target", p.resize.Target.String(), "reason", p.resize.Reason)
-	}
+// input is what the plan of the claim key is made from: the objects, what
+// the controller remembers of the claim, its settings and the clock.
+func (c *Controller) input(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) decide.Input {
 	id := idOf(key, pvc)
-	p.failedLast = failedLast(c.memory.resize.failures.get(id), c.memory.modify.failures.get(id))
-	if c.Modifier != nil {
-		p.modify = decide.DecideModify(decide.ModifyStateOf(c.Driver, pvc, pv, c.classDriver, c.memory.modify.failures.get(id)), now, c.RetryMax)
-		logger.V(4).Info("Decided", "operation", "modify", "action", p.modify.Action, "target", p.modify.Target, "reason", p.modify.Reason)
+	in := decide.Input{Claim: pvc, Volume: pv, ClassDriver: c.classDriver, Now: c.Clock.Now(),
+		Settings: decide.Settings{Driver: c.Driver, Resize: c.Resizer != nil, Modify: c.Modifier != nil, Recovery: c.Recovery,
+			AnnotateFsResize: c.AnnotateFsResize, OnlyOffline: c.OnlyOffline, RetryMax: c.RetryMax},
+		Memory: decide.Memory{ResizeFailure: c.memory.resize.failures.get(id), ModifyFailure: c.memory.modify.failures.get(id),
+			Rounded: c.memory.rounded.get(id), HandedBack: c.memory.handedBack.get(id)}}
+	if a := c.memory.resize.applied.get(id); a != nil {
+		in.Memory.ResizeApplied = &a.target
 	}
-	return p
+	if a := c.memory.modify.applied.get(id); a != nil {
+		in.Memory.ModifyApplied = &a.target
+	}
+	if c.Pods != nil {
+		in.PodsUsing = c.Pods.UsedBy(pvc.Namespace, pvc.Name)
+	}
+	return in
 }
 
 // objects reads the claim and its PV from the caches, each replaced by the
@@ -159,15 +164,4 @@ func (c *Controller) objects(key string) (*v1.PersistentVolumeClaim, *v1.Persist
 		return pvc, nil, nil
 	}
 	return pvc, c.memory.freshVolume(volume.PV()), nil
-}
-
-// resizeStateOf is what the resize decision reads of the claim key.
-func (c *Controller) resizeStateOf(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) decide.ResizeState {
-	id := idOf(key, pvc)
-	s := decide.ResizeStateOf(pvc, pv, c.Recovery, c.memory.resize.failures.get(id))
-	s.Rounded = c.memory.rounded.get(id)
-	s.HandedBack = c.memory.handedBack.get(id)
-	_, annotated := pv.Annotations[claimstatus.AnnPreResizeCapacity]
-	s.PreResizeAnnotated = c.AnnotateFsResize && annotated
-	return s
 }

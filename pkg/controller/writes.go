@@ -27,7 +27,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/secrets"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
@@ -36,7 +35,7 @@ import (
 // patchClaim writes a claim's new status and remembers the result, which
 // is newer than the cache until the cache catches up.
 func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
-	out, err := claimstatus.PatchClaim(ctx, c.Client, old, updated)
+	out, err := patchClaim(ctx, c.Client, old, updated)
 	switch {
 	case err != nil:
 		c.writeError(ctx, "persistentvolumeclaims/status", err)
@@ -48,7 +47,7 @@ func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v
 
 // patchVolume writes a PV's new capacity and remembers the result.
 func (c *Controller) patchVolume(ctx context.Context, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
-	out, err := claimstatus.PatchVolume(ctx, c.Client, old, updated)
+	out, err := patchVolume(ctx, c.Client, old, updated)
 	switch {
 	case err != nil:
 		c.writeError(ctx, "persistentvolumes", err)
@@ -99,34 +98,20 @@ func (c *Controller) warn(pvc *v1.PersistentVolumeClaim, message string) {
 	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonResizeFailed, message)
 }
 
-// podsBlocking returns the pods that must go before the driver may be
-// called for the claim namespace/name: only for drivers that expand offline
-// only, or that said the volume is in use the last time.
-func (c *Controller) podsBlocking(id claimID, namespace, name string) []string {
-	if c.Pods == nil {
-		return nil
-	}
-	if !c.OnlyOffline && !decide.InUse(c.memory.resize.failures.get(id)) {
-		return nil
-	}
-	return c.Pods.UsedBy(namespace, name)
-}
-
-// HeldBackByPods reports whether the resizer would call the driver for the
-// claim now, as decide.Decide says from the claim, its PV and what the
-// resizer remembers, but pods using the claim hold the call back. The
-// claims-by-state metrics count such a claim as waiting_in_use. It reads
-// the caches only, and the claim's objects only when pods use it.
+// HeldBackByPods reports whether the claim's plan holds an expansion back
+// because pods use the claim (decide.Plan.HeldBackBy). The claims-by-state
+// metrics count such a claim as waiting_in_use. It reads the caches only,
+// and the claim's objects only when pods use it.
 func (c *Controller) HeldBackByPods(claim *slim.Claim) bool {
-	key := claim.Namespace + "/" + claim.Name
-	if c.Resizer == nil || len(c.podsBlocking(claimID{key: key, uid: claim.UID}, claim.Namespace, claim.Name)) == 0 {
+	if c.Resizer == nil || c.Pods == nil || len(c.Pods.UsedBy(claim.Namespace, claim.Name)) == 0 {
 		return false
 	}
+	key := claim.Namespace + "/" + claim.Name
 	pvc, pv, err := c.objects(key)
 	if err != nil || pvc == nil || pv == nil {
 		return false
 	}
-	return decide.DecideResize(c.resizeStateOf(key, pvc, pv), c.Clock.Now(), c.RetryMax).Action == decide.Expand
+	return len(decide.Claim(c.input(key, pvc, pv)).HeldBackBy) > 0
 }
 
 // secretsFor reads the expansion secret, when the driver takes one.

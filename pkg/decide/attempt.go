@@ -59,6 +59,16 @@ func Failed[T any](rules Rules, err error, target T, at time.Time) Failure[T] {
 	return Failure[T]{Class: rules.ClassOf(err), Reason: ReasonOf(err), Target: target, At: at}
 }
 
+// RetryAfter is what follows the failure: a target found infeasible waits
+// for the slow lane, retry long, before it is asked for again; any other is
+// retried with backoff (0).
+func (f Failure[T]) RetryAfter(retry time.Duration) time.Duration {
+	if f.Class == Infeasible {
+		return retry
+	}
+	return 0
+}
+
 // InfeasibleWait is how long a target found infeasible at since must still
 // wait before it is tried again: the slow lane, retry long. A failure
 // "in the future" (the clock went back) waits no longer than a fresh one.

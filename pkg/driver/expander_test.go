@@ -57,7 +57,6 @@ func ebsVolume() *v1.PersistentVolume {
 	}
 }
 
-
 func TestCSIExpandOverUnixSocket(t *testing.T) {
 	tests := []struct {
 		name         string
