@@ -103,10 +103,11 @@ func NodeRetry(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now metav1
 // no step in progress, so that a request lowered to what the volume has
 // leaves nothing behind (ResourceQuota charges allocatedResources).
 // ControllerResizeError says, with message, that the request is not
-// reached.
+// reached; its reason is ReasonBelowTarget.
 func ShortAnswer(pvc *v1.PersistentVolumeClaim, size resource.Quantity, nodeStep bool, message string, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	failure := condition(v1.PersistentVolumeClaimControllerResizeError, message)
+	failure.Reason = ReasonBelowTarget
 	capacity := out.Status.Capacity[v1.ResourceStorage]
 	if nodeStep && size.Cmp(capacity) > 0 {
 		setAllocated(out, size)
@@ -150,19 +151,26 @@ func ResizeFinished(pvc *v1.PersistentVolumeClaim, size resource.Quantity, now m
 // ResizeFailed returns a copy of pvc recording a failed controller expansion.
 // Infeasible sizes are marked ControllerResizeInfeasible so that the user
 // and a restarted controller see them. ControllerResizeError replaces
-// Resizing with its transition time (see ResizeIntent).
-func ResizeFailed(pvc *v1.PersistentVolumeClaim, infeasible bool, message string, now metav1.Time) *v1.PersistentVolumeClaim {
+// Resizing with its transition time (see ResizeIntent); its reason is code,
+// the name of the driver's gRPC code, so that nothing parses it out of the
+// message (upstream leaves the reason empty).
+func ResizeFailed(pvc *v1.PersistentVolumeClaim, infeasible bool, code, message string, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	if infeasible {
 		setResizeStatus(out, v1.PersistentVolumeClaimControllerResizeInfeasible)
 	}
 	failure := condition(v1.PersistentVolumeClaimControllerResizeError, message)
+	failure.Reason = code
 	if resizing := find(pvc, v1.PersistentVolumeClaimResizing); resizing != nil {
 		failure.LastTransitionTime = resizing.LastTransitionTime
 	}
 	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now, failure)
 	return out
 }
+
+// ReasonBelowTarget is the reason of the ControllerResizeError of a driver
+// that answered success with less than it was asked for.
+const ReasonBelowTarget = "BelowTarget"
 
 // ErrorRecorded reports whether pvc carries ControllerResizeError=True.
 func ErrorRecorded(pvc *v1.PersistentVolumeClaim) bool {

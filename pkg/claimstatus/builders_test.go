@@ -126,6 +126,17 @@ func withTrue(t v1.PersistentVolumeClaimConditionType, message string, at metav1
 	return withCondition(t, v1.ConditionTrue, message, at)
 }
 
+// withReason sets the reason of the condition of type t added before.
+func withReason(t v1.PersistentVolumeClaimConditionType, reason string) claimOption {
+	return func(pvc *v1.PersistentVolumeClaim) {
+		for i := range pvc.Status.Conditions {
+			if pvc.Status.Conditions[i].Type == t {
+				pvc.Status.Conditions[i].Reason = reason
+			}
+		}
+	}
+}
+
 // checkBuilder runs build on in and checks that it returns want, leaves in
 // as it was, and returns the same object again when the step is repeated
 // later: a repeated step must not produce a write.
@@ -362,6 +373,7 @@ func TestResizeFailed(t *testing.T) {
 		name       string
 		in         *v1.PersistentVolumeClaim
 		infeasible bool
+		code       string
 		message    string
 		want       *v1.PersistentVolumeClaim
 	}{
@@ -369,39 +381,44 @@ func TestResizeFailed(t *testing.T) {
 			name:       "infeasible",
 			in:         claim(withAllocated("100Ti"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
 			infeasible: true,
+			code:       "OutOfRange",
 			message:    "out of range",
-			want:       claim(withAllocated("100Ti"), withResizeStatus(infeasible), withTrue(ctrlError, "out of range", then)),
+			want:       claim(withAllocated("100Ti"), withResizeStatus(infeasible), withTrue(ctrlError, "out of range", then), withReason(ctrlError, "OutOfRange")),
 		},
 		{
 			name:    "final: the status stays in progress",
 			in:      claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then)),
+			code:    "Internal",
 			message: "internal",
-			want:    claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", then)),
+			want:    claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", then), withReason(ctrlError, "Internal")),
 		},
 		{
 			name:    "the error takes Resizing's time: when the resizer began expanding to the size",
 			in:      claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", earlier)),
+			code:    "Internal",
 			message: "internal",
-			want:    claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", earlier)),
+			want:    claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(ctrlError, "internal", earlier), withReason(ctrlError, "Internal")),
 		},
 		{
 			name:    "final with nothing recorded: no status map",
 			in:      claim(),
+			code:    "Internal",
 			message: "internal",
-			want:    claim(withTrue(ctrlError, "internal", now)),
+			want:    claim(withTrue(ctrlError, "internal", now), withReason(ctrlError, "Internal")),
 		},
 		{
 			name:       "error recorded earlier: keeps its time, takes the new message",
 			in:         claim(withResizeStatus(infeasible), withTrue(nodeError, "kubelet", then), withTrue(ctrlError, "old", then)),
 			infeasible: true,
+			code:       "NotFound",
 			message:    "new",
-			want:       claim(withResizeStatus(infeasible), withTrue(nodeError, "kubelet", then), withTrue(ctrlError, "new", then)),
+			want:       claim(withResizeStatus(infeasible), withTrue(nodeError, "kubelet", then), withTrue(ctrlError, "new", then), withReason(ctrlError, "NotFound")),
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			checkBuilder(t, tc.in, tc.want, func(pvc *v1.PersistentVolumeClaim, at metav1.Time) *v1.PersistentVolumeClaim {
-				return ResizeFailed(pvc, tc.infeasible, tc.message, at)
+				return ResizeFailed(pvc, tc.infeasible, tc.code, tc.message, at)
 			})
 		})
 	}

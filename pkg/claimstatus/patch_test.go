@@ -109,7 +109,7 @@ func TestPatchClaim(t *testing.T) {
 		{
 			name:    "failed infeasible",
 			old:     ResizeIntent(oneGi, q("100Ti"), then),
-			updated: ResizeFailed(ResizeIntent(oneGi, q("100Ti"), then), true, "out of range", now),
+			updated: ResizeFailed(ResizeIntent(oneGi, q("100Ti"), then), true, "OutOfRange", "out of range", now),
 		},
 		{
 			name:    "new intent after a failure drops the annotation",

@@ -235,7 +235,7 @@ func (x *expandCall) failed(pvc *v1.PersistentVolumeClaim, f decide.ResizeFailur
 	if !f.Class.Final() {
 		return nil, warning
 	}
-	return claimstatus.ResizeFailed(pvc, f.Class == decide.Infeasible, x.what()+": "+driverCause(cause), x.c.now()), warning
+	return claimstatus.ResizeFailed(pvc, f.Class == decide.Infeasible, f.Reason, x.what()+": "+driverCause(cause), x.c.now()), warning
 }
 
 // belowTarget is the error of a driver that reported success with a

@@ -20,8 +20,6 @@ import (
 	"errors"
 	"fmt"
 
-	"google.golang.org/grpc/codes"
-
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -64,29 +62,30 @@ func driverCause(err error) string {
 	return fmt.Sprintf("rpc error: code = %s desc = %s", s.Code(), s.Message())
 }
 
-// expandFailure is the event of an expansion that failed with cause, as f.
+// expandFailure is the event of an expansion that failed with cause, as f:
+// what follows is what the failure vocabulary says (decide.MeaningOf).
 func (c *Controller) expandFailure(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f decide.ResizeFailure, cause error) string {
-	target := f.Target
-	t := target.String()
+	t := f.Target.String()
 	var next string
 	var below belowTarget
+	m := decide.MeaningOf(decide.ResizeJob, f.Reason)
 	switch {
 	case errors.As(cause, &below):
 		next = fmt.Sprintf("the answer is not recorded, and %s is asked for again until the driver reports at least that", t)
-	case f.Class == decide.Uncertain:
+	case m.Next == decide.RetrySame:
 		next = fmt.Sprintf("the call may still complete, so %s is retried until it does, whatever the request says meanwhile", t)
-	case f.Reason == codes.NotFound.String():
+	case m.Next == decide.RetrySlow && !m.RetargetHelps:
 		next = fmt.Sprintf("%s is retried every %s; the driver does not know the volume, so no size helps: check the PV's volume handle against the driver", t, c.RetryMax)
-	case f.Class == decide.Infeasible:
-		next = fmt.Sprintf("%s is retried every %s unless the request changes", t, c.RetryMax) + lowering(decide.ResizeStateFor(c.input(key, pvc, pv)), target)
-	case decide.InUse(&f) && c.Pods != nil:
+	case m.Next == decide.RetrySlow:
+		next = fmt.Sprintf("%s is retried every %s unless the request changes", t, c.RetryMax) + lowering(decide.ResizeStateFor(c.input(key, pvc, pv)), f.Target)
+	case m.Next == decide.RetryWhenUnused && c.Pods != nil:
 		next = events.CannotExpandInUse + ": retried once the pods that use the claim are deleted"
-	case decide.InUse(&f):
+	case m.Next == decide.RetryWhenUnused:
 		next = events.CannotExpandInUse + ": retried with backoff"
 	default:
-		next = "retried with backoff, at the request as it is then" + lowering(decide.ResizeStateFor(c.input(key, pvc, pv)), target)
+		next = "retried with backoff, at the request as it is then" + lowering(decide.ResizeStateFor(c.input(key, pvc, pv)), f.Target)
 	}
-	return fmt.Sprintf("%s: %s; %s", expanding(pv, target), driverCause(cause), next)
+	return fmt.Sprintf("%s: %s; %s", expanding(pv, f.Target), driverCause(cause), next)
 }
 
 // lowering says which lower request leads to another attempt after target
@@ -116,19 +115,18 @@ func (c *Controller) inUseMessage(key string, target resource.Quantity, pods []s
 }
 
 // modifyFailure is the event of a modification that failed with cause, as
-// f.
+// f: what follows is what the failure vocabulary says (decide.MeaningOf).
 func modifyFailure(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, f decide.ModifyFailure, cause error, retry string) string {
-	target := f.Target
 	var next string
-	switch f.Class {
-	case decide.Uncertain:
-		next = fmt.Sprintf("the call may still complete, so class %q is retried until it does, whatever the spec asks meanwhile", target)
-	case decide.Infeasible:
+	switch decide.MeaningOf(decide.ModifyJob, f.Reason).Next {
+	case decide.RetrySame:
+		next = fmt.Sprintf("the call may still complete, so class %q is retried until it does, whatever the spec asks meanwhile", f.Target)
+	case decide.RetrySlow:
 		next = fmt.Sprintf("retried every %s unless the class changes; to cancel, %s", retry, cancelling(pvc))
 	default:
 		next = "retried with backoff, at the class the spec names then"
 	}
-	return fmt.Sprintf("%s: %s; %s", modifying(pv, target), driverCause(cause), next)
+	return fmt.Sprintf("%s: %s; %s", modifying(pv, f.Target), driverCause(cause), next)
 }
 
 // cancelling says how the user cancels a modification: back to the

@@ -265,7 +265,8 @@ func TestModificationFailureEvents(t *testing.T) {
 }
 
 // TestFailureConditionMessages: the error conditions carry what failed and
-// why, without the CSI client's wrapper, as the events do.
+// why, without the CSI client's wrapper, as the events do, and the driver's
+// gRPC code as their reason, which explain reads.
 func TestFailureConditionMessages(t *testing.T) {
 	wrapped := fmt.Errorf(`expand volume "vol-a" to 2147483648 bytes: %w`, status.Error(codes.Internal, "backend error"))
 	pvc := claim("a", "2Gi", "1Gi")
@@ -273,6 +274,7 @@ func TestFailureConditionMessages(t *testing.T) {
 	_, _ = e.sync("a")
 	equal(t, "ControllerResizeError", conditionMessage(e.claim("a"), v1.PersistentVolumeClaimControllerResizeError),
 		`expand volume "pv-a" to 2Gi: rpc error: code = Internal desc = backend error`)
+	equal(t, "ControllerResizeError reason", conditionReason(e.claim("a"), v1.PersistentVolumeClaimControllerResizeError), "Internal")
 
 	m := &fakeModifier{script: []error{fmt.Errorf(`modify volume "vol-a": %w`, status.Error(codes.InvalidArgument, "iops out of range"))}}
 	pvc = claim("a", "1Gi", "1Gi", wantsClass(gold))
@@ -280,6 +282,17 @@ func TestFailureConditionMessages(t *testing.T) {
 	_, _ = me.sync("a")
 	equal(t, "ModifyVolumeError", conditionMessage(me.claim("a"), v1.PersistentVolumeClaimVolumeModifyVolumeError),
 		`modify volume "pv-a" to class "gold": rpc error: code = InvalidArgument desc = iops out of range`)
+	equal(t, "ModifyVolumeError reason", conditionReason(me.claim("a"), v1.PersistentVolumeClaimVolumeModifyVolumeError), "InvalidArgument")
+}
+
+// conditionReason is the reason of pvc's condition of type t.
+func conditionReason(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) string {
+	for _, c := range pvc.Status.Conditions {
+		if c.Type == t {
+			return c.Reason
+		}
+	}
+	return "<no " + string(t) + ">"
 }
 
 func conditionMessage(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) string {

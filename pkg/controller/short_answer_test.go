@@ -38,6 +38,7 @@ func TestShortAnswerRecordedAndSlowed(t *testing.T) {
 	equal(t, "writes", e.writes(), []string{intentWrite, pvWrite, claimWrite})
 	equal(t, "claim", summary(e.claim("a")), "capacity=1Gi allocated=2Gi status=NodeResizePending conditions=[ControllerResizeError,FileSystemResizePending]")
 	equal(t, "PV size", pvSize(e.volume("pv-a")), "2Gi")
+	equal(t, "ControllerResizeError reason", conditionReason(e.claim("a"), v1.PersistentVolumeClaimControllerResizeError), "BelowTarget")
 	events := e.events()
 	if len(events) != 2 || !strings.Contains(events[1], "the driver answered success with 2Gi, below the 3Gi asked for; 2Gi is recorded") {
 		t.Errorf("events = %q, want the intent and a warning naming both sizes", events)

@@ -19,6 +19,8 @@ package decide
 import (
 	"google.golang.org/grpc/codes"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 )
 
 // ResizeRules class the errors of ControllerExpandVolume as the CSI spec defines
@@ -33,7 +35,7 @@ type ResizeFailure = Failure[resource.Quantity]
 // ReasonShort is the Reason of the failure remembered when the driver
 // answered success with less than the target: what it gave is recorded,
 // and the target is infeasible (asked for again only on the slow lane).
-const ReasonShort = "BelowTarget"
+const ReasonShort = claimstatus.ReasonBelowTarget
 
 // InUse reports whether f says the driver cannot expand the volume while a
 // pod uses it (FailedPrecondition). Such a failure is final for the size;
