@@ -132,7 +132,7 @@ test-chaos: build
 FUZZTIME ?= 20s
 FUZZ_TARGETS ?= FuzzDecide:./pkg/decide/ FuzzCheck:./pkg/ownership/ FuzzBytesOf:./pkg/driver/ \
 	FuzzCheckCapacity:./pkg/controller/ FuzzResolveTemplate:./pkg/secrets/ \
-	FuzzModifyDecide:./pkg/decide/
+	FuzzModifyDecide:./pkg/decide/ FuzzClaim:./pkg/decide/
 test-fuzz:
 	@mkdir -p _output; summary=""; failed=""; \
 	for target in $(FUZZ_TARGETS); do \
