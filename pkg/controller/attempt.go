@@ -68,11 +68,6 @@ type event struct {
 	kind, reason, message string
 }
 
-// emit emits e on pvc.
-func (c *Controller) emit(pvc *v1.PersistentVolumeClaim, e event) {
-	c.Recorder.Event(pvc, e.kind, e.reason, e.message)
-}
-
 // attemptCall runs one attempt of op to d's target, the same way for both
 // operations: record the intent when d asks, call the driver, remember the
 // outcome, record it. Each step is at most one write. A driver success

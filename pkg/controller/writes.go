@@ -23,19 +23,19 @@ import (
 	"strconv"
 
 	v1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/decide"
-	"github.com/csi-resizer/csi-resizer/pkg/secrets"
-	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 )
 
 // patchClaim writes a claim's new status and remembers the result, which
 // is newer than the cache until the cache catches up.
 func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
-	out, err := patchClaim(ctx, c.Client, old, updated)
+	out, err := sendClaimPatch(ctx, c.Client, old, updated)
 	switch {
 	case err != nil:
 		c.writeError(ctx, "persistentvolumeclaims/status", err)
@@ -47,7 +47,7 @@ func (c *Controller) patchClaim(ctx context.Context, key string, old, updated *v
 
 // patchVolume writes a PV's new capacity and remembers the result.
 func (c *Controller) patchVolume(ctx context.Context, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
-	out, err := patchVolume(ctx, c.Client, old, updated)
+	out, err := sendVolumePatch(ctx, c.Client, old, updated)
 	switch {
 	case err != nil:
 		c.writeError(ctx, "persistentvolumes", err)
@@ -93,63 +93,31 @@ func (c *Controller) writeFailed(ctx context.Context, pvc *v1.PersistentVolumeCl
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// warn emits the VolumeResizeFailed event.
-func (c *Controller) warn(pvc *v1.PersistentVolumeClaim, message string) {
-	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonResizeFailed, message)
-}
-
-// HeldBackByPods reports whether the claim's plan holds an expansion back
-// because pods use the claim (decide.Plan.HeldBackBy). The claims-by-state
-// metrics count such a claim as waiting_in_use. It reads the caches only,
-// and the claim's objects only when pods use it.
-func (c *Controller) HeldBackByPods(claim *slim.Claim) bool {
-	if c.Resizer == nil || c.Pods == nil || len(c.Pods.UsedBy(claim.Namespace, claim.Name)) == 0 {
-		return false
+// sendClaimPatch writes what changed from old to updated to the claim's status
+// subresource (claimstatus.ClaimPatch). It makes no call when nothing
+// changed and then returns old.
+func sendClaimPatch(ctx context.Context, client kube.Interface, old, updated *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
+	data, err := claimstatus.ClaimPatch(old, updated)
+	if err != nil || data == nil {
+		return old, err
 	}
-	key := claim.Namespace + "/" + claim.Name
-	pvc, pv, err := c.objects(key)
-	if err != nil || pvc == nil || pv == nil {
-		return false
-	}
-	return len(decide.Claim(c.input(key, pvc, pv)).HeldBackBy) > 0
-}
-
-// secretsFor reads the expansion secret, when the driver takes one.
-func (c *Controller) secretsFor(ctx context.Context, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) (map[string]string, error) {
-	if !c.Resizer.UsesSecrets() {
-		return nil, nil
-	}
-	ref, err := secrets.RefFor(pv, pvc, c.classOf(pv, pvc))
-	return c.fetch(ctx, ref, err)
-}
-
-// modifySecretsFor reads the modification secret.
-func (c *Controller) modifySecretsFor(ctx context.Context, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) (map[string]string, error) {
-	ref, err := secrets.ModifyRefFor(pv, pvc, c.classOf(pv, pvc))
-	return c.fetch(ctx, ref, err)
-}
-
-// fetch reads the Secret ref names, if any.
-func (c *Controller) fetch(ctx context.Context, ref *secrets.Ref, err error) (map[string]string, error) {
-	if err != nil || ref == nil {
-		return nil, err
-	}
-	return secrets.Fetch(ctx, c.Client, *ref)
-}
-
-// classOf returns the PV's StorageClass from the cache, nil when there is
-// none or it was deleted.
-func (c *Controller) classOf(pv *v1.PersistentVolume, pvc *v1.PersistentVolumeClaim) *storagev1.StorageClass {
-	name := pv.Spec.StorageClassName
-	if name == "" && pvc.Spec.StorageClassName != nil {
-		name = *pvc.Spec.StorageClassName
-	}
-	if name == "" {
-		return nil
-	}
-	sc, err := c.classes.Get(name)
+	out, err := client.CoreV1().PersistentVolumeClaims(old.Namespace).Patch(ctx, old.Name, types.MergePatchType, data, metav1.PatchOptions{}, "status")
 	if err != nil {
-		return nil
+		return old, fmt.Errorf("patch status of claim %s/%s: %w", old.Namespace, old.Name, err)
 	}
-	return sc
+	return out, nil
+}
+
+// sendVolumePatch writes what changed from old to updated to the PV
+// (claimstatus.VolumePatch), like sendClaimPatch.
+func sendVolumePatch(ctx context.Context, client kube.Interface, old, updated *v1.PersistentVolume) (*v1.PersistentVolume, error) {
+	data, err := claimstatus.VolumePatch(old, updated)
+	if err != nil || data == nil {
+		return old, err
+	}
+	out, err := client.CoreV1().PersistentVolumes().Patch(ctx, old.Name, types.MergePatchType, data, metav1.PatchOptions{})
+	if err != nil {
+		return old, fmt.Errorf("patch volume %s: %w", old.Name, err)
+	}
+	return out, nil
 }

@@ -52,18 +52,18 @@ func TestPatchConflict(t *testing.T) {
 	client.PrependReactor("patch", "persistentvolumes", conflictOn("persistentvolumes"))
 	now := metav1.Now()
 
-	gotClaim, err := patchClaim(context.Background(), kubetest.Wrap(client), oldClaim, claimstatus.ResizeIntent(oldClaim, resource.MustParse("2Gi"), now))
+	gotClaim, err := sendClaimPatch(context.Background(), kubetest.Wrap(client), oldClaim, claimstatus.ResizeIntent(oldClaim, resource.MustParse("2Gi"), now))
 	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "ns/data") {
-		t.Errorf("patchClaim error %v, want a conflict that names the claim ns/data", err)
+		t.Errorf("sendClaimPatch error %v, want a conflict that names the claim ns/data", err)
 	}
 	if gotClaim != oldClaim {
-		t.Errorf("patchClaim returned a new object on error, want old")
+		t.Errorf("sendClaimPatch returned a new object on error, want old")
 	}
-	gotVolume, err := patchVolume(context.Background(), kubetest.Wrap(client), oldVolume, claimstatus.VolumeWithCapacity(oldVolume, resource.MustParse("2Gi"), nil))
+	gotVolume, err := sendVolumePatch(context.Background(), kubetest.Wrap(client), oldVolume, claimstatus.VolumeWithCapacity(oldVolume, resource.MustParse("2Gi"), nil))
 	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "pv-1") {
-		t.Errorf("patchVolume error %v, want a conflict that names the volume pv-1", err)
+		t.Errorf("sendVolumePatch error %v, want a conflict that names the volume pv-1", err)
 	}
 	if gotVolume != oldVolume {
-		t.Errorf("patchVolume returned a new object on error, want old")
+		t.Errorf("sendVolumePatch returned a new object on error, want old")
 	}
 }

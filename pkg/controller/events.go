@@ -138,3 +138,13 @@ func cancelling(pvc *v1.PersistentVolumeClaim) string {
 	}
 	return "remove the class from the claim"
 }
+
+// warn emits the VolumeResizeFailed event.
+func (c *Controller) warn(pvc *v1.PersistentVolumeClaim, message string) {
+	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonResizeFailed, message)
+}
+
+// emit emits e on pvc.
+func (c *Controller) emit(pvc *v1.PersistentVolumeClaim, e event) {
+	c.Recorder.Event(pvc, e.kind, e.reason, e.message)
+}

@@ -1,0 +1,104 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/ownership"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
+)
+
+// plan reads a claim and its PV and makes its plan; nil when the claim is
+// gone or not ours. done is the job that took its step in this sync
+// already; the warning about a size that cannot be decided on is given on
+// the first plan of a sync only.
+func (c *Controller) plan(ctx context.Context, key string, done decide.Job) (*v1.PersistentVolumeClaim, *v1.PersistentVolume, *decide.Plan, error) {
+	logger := klog.FromContext(ctx)
+	pvc, pv, err := c.objects(key)
+	if err != nil || pvc == nil {
+		return nil, nil, nil, err
+	}
+	verdict, reason := c.scope().Check(pvc, pv)
+	if verdict == ownership.Owned || verdict == ownership.Refused {
+		if pv, err = c.whole(ctx, pv); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	switch verdict {
+	case ownership.WaitForPV:
+		return nil, nil, nil, fmt.Errorf("claim %s: %w", key, errVolumeNotCached)
+	case ownership.Owned:
+	default:
+		c.notOwned(logger, key, pvc, pv, verdict, reason)
+		logger.V(5).Info("Ignoring claim", "verdict", verdict, "reason", reason)
+		return nil, nil, nil, nil
+	}
+	in := c.input(key, pvc, pv)
+	in.Done = done
+	p := decide.Claim(in)
+	if p.Invalid != nil && done == decide.NoJob {
+		// Nothing can be decided about this size until it changes; its
+		// update queues the claim again.
+		c.warn(pvc, fmt.Sprintf("cannot resize volume %q: %v; nothing is done until that size changes", pv.Name, p.Invalid))
+	}
+	logger.V(4).Info("Decided", "next", p.Next, "owner", p.Owner, "why", p.Why,
+		"resize", p.Resize.Action, "resizeTarget", p.Resize.Target.String(), "resizeReason", p.Resize.Reason,
+		"modify", p.Modify.Action, "modifyTarget", p.Modify.Target, "modifyReason", p.Modify.Reason)
+	return pvc, pv, &p, nil
+}
+
+// input is what the plan of the claim key is made from: the objects, what
+// the controller remembers of the claim, its settings and the clock.
+func (c *Controller) input(key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) decide.Input {
+	id := idOf(key, pvc)
+	in := decide.Input{Claim: pvc, Volume: pv, ClassDriver: c.classDriver, Now: c.Clock.Now(),
+		Settings: decide.Settings{Driver: c.Driver, Resize: c.Resizer != nil, Modify: c.Modifier != nil, Recovery: c.Recovery,
+			AnnotateFsResize: c.AnnotateFsResize, OnlyOffline: c.OnlyOffline, RetryMax: c.RetryMax},
+		Memory: decide.Memory{ResizeFailure: c.memory.resize.failures.get(id), ModifyFailure: c.memory.modify.failures.get(id),
+			Rounded: c.memory.rounded.get(id), HandedBack: c.memory.handedBack.get(id)}}
+	if a := c.memory.resize.applied.get(id); a != nil {
+		in.Memory.ResizeApplied = &a.target
+	}
+	if a := c.memory.modify.applied.get(id); a != nil {
+		in.Memory.ModifyApplied = &a.target
+	}
+	if c.Pods != nil {
+		in.PodsUsing = c.Pods.UsedBy(pvc.Namespace, pvc.Name)
+	}
+	return in
+}
+
+// HeldBackByPods reports whether the claim's plan holds an expansion back
+// because pods use the claim (decide.Plan.HeldBackBy). The claims-by-state
+// metrics count such a claim as waiting_in_use. It reads the caches only,
+// and the claim's objects only when pods use it.
+func (c *Controller) HeldBackByPods(claim *slim.Claim) bool {
+	if c.Resizer == nil || c.Pods == nil || len(c.Pods.UsedBy(claim.Namespace, claim.Name)) == 0 {
+		return false
+	}
+	key := claim.Namespace + "/" + claim.Name
+	pvc, pv, err := c.objects(key)
+	if err != nil || pvc == nil || pv == nil {
+		return false
+	}
+	return len(decide.Claim(c.input(key, pvc, pv)).HeldBackBy) > 0
+}
