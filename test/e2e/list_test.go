@@ -122,7 +122,7 @@ func (e *env) patchClaimStatus(claim, patch string) {
 func (e *env) checkSameAsMetrics(port int, items []list.Item) {
 	e.t.Helper()
 	want := map[string]float64{}
-	for _, k := range decide.Known() {
+	for _, k := range decide.KnownStages() {
 		want[string(k.Operation)+" "+string(k.State)] = 0
 	}
 	for _, it := range items {
