@@ -27,10 +27,14 @@ import (
 // them from the Lease it finds the resizer by, so it needs no access to
 // the resizer's pod.
 func publishedSettings(o *options.Options) map[string]string {
+	recovery := options.Specs()[options.RecoverVolumeExpansionFailure].Default
+	if o.Features != nil { // nil only in options made by hand
+		recovery = o.Features.Enabled(options.RecoverVolumeExpansionFailure)
+	}
 	return leader.Settings{
 		RetryIntervalStart:     leader.Duration(o.RetryIntervalStart),
 		RetryIntervalMax:       leader.Duration(o.RetryIntervalMax),
-		Recovery:               o.Features.Enabled(options.RecoverVolumeExpansionFailure),
+		Recovery:               recovery,
 		HandleVolumeInUseError: o.HandleVolumeInUseError,
 		ResizeTimeout:          leader.Duration(o.ResizeTimeout),
 		ModifyTimeout:          leader.Duration(o.ModifyTimeout),
