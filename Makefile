@@ -26,7 +26,7 @@ GOTOOLCHAIN := go1.27.3
 export GOTOOLCHAIN
 MODULE := github.com/csi-resizer/csi-resizer
 BINARY := csi-resizer
-# The kubectl plugin `kubectl csi-resizer explain` (pkg/explain).
+# The kubectl plugin `kubectl csi-resizer explain` and `list` (pkg/plugin).
 PLUGIN := kubectl-csi_resizer
 # Computed once; `make VERSION=v1.2.3 build` overrides it.
 ifndef VERSION

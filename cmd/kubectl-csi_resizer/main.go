@@ -25,31 +25,19 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/csi-resizer/csi-resizer/pkg/explain"
 	"github.com/csi-resizer/csi-resizer/pkg/kube"
-	"github.com/csi-resizer/csi-resizer/pkg/list"
+	"github.com/csi-resizer/csi-resizer/pkg/plugin"
 )
 
 func main() {
-	ctx, args := context.Background(), os.Args[1:]
-	if list.IsCommand(args) {
-		cmd := list.Command{Stdout: os.Stdout, Stderr: os.Stderr, Connect: func(kubeconfig, kubeContext string) (list.Reader, string, error) {
-			client, namespace, err := connect(kubeconfig, kubeContext)
-			if err != nil {
-				return nil, "", err
-			}
-			return list.NewReader(client), namespace, nil
-		}}
-		os.Exit(cmd.Run(ctx, args))
-	}
-	cmd := explain.Command{Stdout: os.Stdout, Stderr: os.Stderr, Connect: func(kubeconfig, kubeContext string) (explain.Reader, string, error) {
+	cmd := plugin.Command{Stdout: os.Stdout, Stderr: os.Stderr, Connect: func(kubeconfig, kubeContext string) (plugin.Reader, string, error) {
 		client, namespace, err := connect(kubeconfig, kubeContext)
 		if err != nil {
 			return nil, "", err
 		}
-		return explain.NewReader(client), namespace, nil
+		return plugin.NewReader(client), namespace, nil
 	}}
-	os.Exit(cmd.Run(ctx, args))
+	os.Exit(cmd.Run(context.Background(), os.Args[1:]))
 }
 
 // connect loads the kubeconfig as kubectl does, and returns a client and

@@ -80,6 +80,8 @@ type Config struct {
 	Identity string
 	// Labels are set on the Lease when this replica writes it.
 	Labels map[string]string
+	// Annotations are set on the Lease when this replica writes it.
+	Annotations map[string]string
 
 	// LeaseDuration is how long a standby waits, from the last change it saw,
 	// before it takes the Lease of a silent holder.

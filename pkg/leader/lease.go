@@ -76,6 +76,7 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
 func (e *Elector) write(ctx context.Context, lease *coordinationv1.Lease, now time.Time) error {
 	next := lease.DeepCopy()
 	e.setLabels(&next.ObjectMeta)
+	e.setAnnotations(&next.ObjectMeta)
 	at := metav1.NewMicroTime(now)
 	spec := &next.Spec
 	if holderOf(lease) != e.c.Identity {
@@ -107,6 +108,7 @@ func (e *Elector) create(ctx context.Context, now time.Time) bool {
 		},
 	}
 	e.setLabels(&lease.ObjectMeta)
+	e.setAnnotations(&lease.ObjectMeta)
 	created, err := e.c.Leases.Create(ctx, lease, metav1.CreateOptions{})
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Could not create the Lease")

@@ -73,7 +73,8 @@ func heartbeat(ctx context.Context, o *options.Options, client kube.Interface, d
 	l := &nodeLease{
 		leases: client.CoordinationV1().Leases(namespace),
 		name:   name, namespace: namespace, holder: id, labels: o.LeaderElectionLabels, driver: driver,
-		logger: klog.FromContext(ctx).WithValues("lease", klog.KRef(namespace, name)),
+		annotations: publishedSettings(o),
+		logger:      klog.FromContext(ctx).WithValues("lease", klog.KRef(namespace, name)),
 	}
 	renewing, stopRenewing := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -94,6 +95,7 @@ type nodeLease struct {
 	leases                  kube.LeaseInterface
 	name, namespace, holder string
 	labels                  map[string]string // --leader-election-labels
+	annotations             map[string]string // publishedSettings
 	driver                  string
 	logger                  klog.Logger
 	// last is the Lease as this instance last wrote it, nil when it must
@@ -156,8 +158,8 @@ func (l *nodeLease) write(ctx context.Context) error {
 
 // held sets in lease (a copy) this instance as the holder, renewed now, and
 // its labels only (--leader-election-labels and the one by which explain
-// and list find it): a Lease taken over from a dead instance keeps none of
-// that instance's labels.
+// and list find it) and its published settings: a Lease taken over from a
+// dead instance keeps none of that instance's labels or annotations.
 func (l *nodeLease) held(lease *coordinationv1.Lease) *coordinationv1.Lease {
 	holder, duration := l.holder, int32(nodeLeaseDuration/time.Second)
 	lease.Spec.HolderIdentity = &holder
@@ -168,6 +170,7 @@ func (l *nodeLease) held(lease *coordinationv1.Lease) *coordinationv1.Lease {
 		lease.Labels = map[string]string{}
 	}
 	lease.Labels[options.NodeLeaseLabel] = options.NodeLeaseValue(l.driver)
+	lease.Annotations = maps.Clone(l.annotations)
 	return lease
 }
 

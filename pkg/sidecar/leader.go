@@ -94,6 +94,7 @@ func newElector(ctx context.Context, o *options.Options, leases leader.Leases, d
 	namespace, name := leaseNamespace(o), options.LeaseName(driver)
 	elector, err := leader.New(leader.Config{
 		Leases: leases, Namespace: namespace, Name: name, Identity: id, Labels: o.LeaderElectionLabels,
+		Annotations:   publishedSettings(o),
 		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod,
 		ReleaseOnCancel: release,
 		OnNewLeader: func(holder string) {

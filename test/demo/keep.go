@@ -20,7 +20,7 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/csi-resizer/csi-resizer/pkg/explain"
+	"github.com/csi-resizer/csi-resizer/pkg/plugin"
 )
 
 // The labels of the lines --keep prints, which a script (or the test) may
@@ -38,7 +38,7 @@ func (d *demo) keep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plugin := filepath.Join(filepath.Dir(d.tools.Resizer), explain.ProgramName)
+	plugin := filepath.Join(filepath.Dir(d.tools.Resizer), plugin.ProgramName)
 	say("Everything keeps running.")
 	say("%s %s", kubeconfigLabel, kubeconfig)
 	say("%s %s", metricsLabel, d.metrics)

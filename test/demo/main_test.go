@@ -38,7 +38,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/csi-resizer/csi-resizer/pkg/explain"
+	"github.com/csi-resizer/csi-resizer/pkg/plugin"
 )
 
 // runDemo, set in the environment of this test binary, makes it the demo:
@@ -175,7 +175,7 @@ func checkMetrics(t *testing.T, ctx context.Context, url string) {
 func checkExplain(t *testing.T, ctx context.Context, kubeconfig string) {
 	bin := os.Getenv("E2E_EXPLAIN")
 	if bin == "" {
-		bin = filepath.Join(filepath.Dir(os.Getenv("E2E_RESIZER")), explain.ProgramName)
+		bin = filepath.Join(filepath.Dir(os.Getenv("E2E_RESIZER")), plugin.ProgramName)
 	}
 	if _, err := os.Stat(bin); err != nil {
 		t.Skipf("no kubectl plugin to run (make build makes it): %v", err)
@@ -184,9 +184,9 @@ func checkExplain(t *testing.T, ctx context.Context, kubeconfig string) {
 	if err != nil {
 		t.Fatalf("explain with the printed kubeconfig: %v", err)
 	}
-	var x explain.Explanation
+	var x plugin.Explanation
 	must(t, json.Unmarshal(out, &x))
-	if x.Resizer == nil || x.Resizer.Status != explain.ResizerRunning || x.Resizer.Namespace != leaseNamespace {
+	if x.Resizer == nil || x.Resizer.Status != plugin.ResizerRunning || x.Resizer.Namespace != leaseNamespace {
 		t.Errorf("explain found the resizer %+v, want it running with its Lease in %s", x.Resizer, leaseNamespace)
 	}
 }

@@ -37,7 +37,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	"github.com/csi-resizer/csi-resizer/pkg/explain"
+	"github.com/csi-resizer/csi-resizer/pkg/plugin"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -92,7 +92,7 @@ func explainBinary() string {
 	if b := os.Getenv("E2E_EXPLAIN"); b != "" {
 		return b
 	}
-	return filepath.Join(filepath.Dir(tools.Resizer), explain.ProgramName)
+	return filepath.Join(filepath.Dir(tools.Resizer), plugin.ProgramName)
 }
 
 // runExplain runs the plugin as the explain identity.
@@ -113,7 +113,7 @@ func runExplain(t *testing.T, args ...string) (stdout, stderr string, code int) 
 }
 
 // explain explains the claim as JSON, and logs the text an operator sees.
-func (e *env) explain(claim string, extra ...string) explain.Explanation {
+func (e *env) explain(claim string, extra ...string) plugin.Explanation {
 	e.t.Helper()
 	args := append([]string{"explain", "-n", e.ns, claim}, extra...)
 	text, stderr, code := runExplain(e.t, args...)
@@ -125,7 +125,7 @@ func (e *env) explain(claim string, extra ...string) explain.Explanation {
 	if code != 0 {
 		e.t.Fatalf("explain -o json %s exited with %d: %s", claim, code, stderr)
 	}
-	var x explain.Explanation
+	var x plugin.Explanation
 	if err := json.Unmarshal([]byte(out), &x); err != nil {
 		e.t.Fatalf("explain -o json: %v\n%s", err, out)
 	}
@@ -137,7 +137,7 @@ func (e *env) explain(claim string, extra ...string) explain.Explanation {
 
 // checkExplained checks what x says of operation op: its state, who owns
 // the next step, and phrases of its summary, next step and advice.
-func checkExplained(t *testing.T, x explain.Explanation, op, state, by string, says ...string) {
+func checkExplained(t *testing.T, x plugin.Explanation, op, state, by string, says ...string) {
 	t.Helper()
 	for _, o := range x.Operations {
 		if o.Operation != op {
@@ -158,17 +158,17 @@ func checkExplained(t *testing.T, x explain.Explanation, op, state, by string, s
 }
 
 // operationOf is x's operation op; the zero Operation when it has none.
-func operationOf(x explain.Explanation, op string) explain.Operation {
+func operationOf(x plugin.Explanation, op string) plugin.Operation {
 	for _, o := range x.Operations {
 		if o.Operation == op {
 			return o
 		}
 	}
-	return explain.Operation{}
+	return plugin.Operation{}
 }
 
 // checkDecision checks the plain words of the decision on operation op.
-func checkDecision(t *testing.T, x explain.Explanation, op, want string) {
+func checkDecision(t *testing.T, x plugin.Explanation, op, want string) {
 	t.Helper()
 	if got := operationOf(x, op).Decision.Summary; got != want {
 		t.Errorf("%s: decision %q, want %q", op, got, want)
@@ -176,9 +176,9 @@ func checkDecision(t *testing.T, x explain.Explanation, op, want string) {
 }
 
 // checkRunning checks that x found the resizer running.
-func (e *env) checkRunning(x explain.Explanation) {
+func (e *env) checkRunning(x plugin.Explanation) {
 	e.t.Helper()
-	if x.Resizer == nil || x.Resizer.Status != explain.ResizerRunning || x.Resizer.Namespace != resizerNamespace {
+	if x.Resizer == nil || x.Resizer.Status != plugin.ResizerRunning || x.Resizer.Namespace != resizerNamespace {
 		e.t.Errorf("resizer = %+v, want running with its Lease in %s", x.Resizer, resizerNamespace)
 	}
 }
@@ -202,15 +202,15 @@ func TestExplainResizeStates(t *testing.T) {
 	e.waitClaim("done", "the resize", finished("2Gi"))
 	x := e.explain("done")
 	e.checkRunning(x)
-	checkExplained(t, x, "resize", explain.StateNone, explain.ByNone, "Nothing to do: the claim has 2Gi, and requests 2Gi.")
-	checkExplained(t, x, "modify", explain.StateNone, explain.ByNone, "No VolumeAttributesClass is asked for.")
+	checkExplained(t, x, "resize", plugin.StateNone, plugin.ByNone, "Nothing to do: the claim has 2Gi, and requests 2Gi.")
+	checkExplained(t, x, "modify", plugin.StateNone, plugin.ByNone, "No VolumeAttributesClass is asked for.")
 
 	must(t, e.driver.Script(framework.Answer{Delay: "8s"}))
 	e.volume("slow", "1Gi")
 	e.grow("slow", "2Gi")
 	e.waitEvent("slow", "Resizing: External resizer is resizing volume")
 	x = e.explain("slow")
-	checkExplained(t, x, "resize", "controller_in_progress", explain.ByDriver, "The driver is expanding the volume to 2Gi", "Nothing but wait")
+	checkExplained(t, x, "resize", "controller_in_progress", plugin.ByDriver, "The driver is expanding the volume to 2Gi", "Nothing but wait")
 	e.waitClaim("slow", "the slow resize", finished("2Gi"))
 
 	must(t, e.driver.Script(framework.Answer{Code: "OutOfRange", Message: "at most 5Gi per volume"}))
@@ -218,7 +218,7 @@ func TestExplainResizeStates(t *testing.T) {
 	e.grow("big", "10Gi")
 	e.waitResizeStatus("big", "ControllerResizeInfeasible")
 	x = e.explain("big")
-	checkExplained(t, x, "resize", "controller_infeasible", explain.ByUser, "The driver refused 10Gi as infeasible", "at most 5Gi per volume",
+	checkExplained(t, x, "resize", "controller_infeasible", plugin.ByUser, "The driver refused 10Gi as infeasible", "at most 5Gi per volume",
 		"The resizer will retry 10Gi at most every 5m0s unless the request changes",
 		"Lower the request to between 1Gi (exclusive, the current capacity) and 10Gi (exclusive)")
 	checkDecision(t, x, "resize", "The resizer will only retry 10Gi, which the driver refused, at most every 5m0s: nothing changes until the request does.")
@@ -229,7 +229,7 @@ func TestExplainResizeStates(t *testing.T) {
 	e.grow("lost", "2Gi")
 	e.waitResizeStatus("lost", "ControllerResizeInfeasible")
 	x = e.explain("lost")
-	checkExplained(t, x, "resize", "controller_infeasible", explain.ByUser, "no such volume",
+	checkExplained(t, x, "resize", "controller_infeasible", plugin.ByUser, "no such volume",
 		`The driver does not know the volume (NotFound): it has no volume with the handle "`+lost.Handle+`"`,
 		"every attempt, at any size, fails the same way until the driver knows the volume", `Check PV pv-`+e.ns+`-lost: its spec.csi.volumeHandle "`+lost.Handle+`"`)
 	checkDecision(t, x, "resize", "The resizer will only retry 2Gi, which the driver refused, at most every 5m0s: nothing changes until the driver knows the volume.")
@@ -244,7 +244,7 @@ func TestExplainResizeStates(t *testing.T) {
 		return framework.HasCondition(pvc, v1.PersistentVolumeClaimControllerResizeError)
 	})
 	x = e.explain("failing")
-	checkExplained(t, x, "resize", "controller_error", explain.ByResizer, "was a final failure", "the backend is down",
+	checkExplained(t, x, "resize", "controller_error", plugin.ByResizer, "was a final failure", "the backend is down",
 		"tries again with backoff", "Lower the request to between 1Gi (exclusive, the current capacity) and 3Gi (exclusive)")
 
 	// A claim of another driver: the resizer of ours says so, and names it.
@@ -257,7 +257,7 @@ func TestExplainResizeStates(t *testing.T) {
 		t.Errorf("owner of a claim of another driver = %+v, operations %+v", x.Owner, x.Operations)
 	}
 	x = e.explain("foreign")
-	if !x.Owner.Handled || x.Resizer == nil || x.Resizer.Status != explain.ResizerNotRunning ||
+	if !x.Owner.Handled || x.Resizer == nil || x.Resizer.Status != plugin.ResizerNotRunning ||
 		!strings.Contains(x.Resizer.Summary, "no resizer is running for driver other.csi.example.com") {
 		t.Errorf("explained for its own driver: owner %+v, resizer %+v", x.Owner, x.Resizer)
 	}
@@ -266,14 +266,14 @@ func TestExplainResizeStates(t *testing.T) {
 	// failing claim is nobody's.
 	must(t, e.resizer.Stop(30*time.Second))
 	x = e.explain("failing")
-	if x.Resizer == nil || x.Resizer.Status != explain.ResizerNotRunning || !strings.Contains(x.Resizer.Summary, "the last leader released it") {
+	if x.Resizer == nil || x.Resizer.Status != plugin.ResizerNotRunning || !strings.Contains(x.Resizer.Summary, "the last leader released it") {
 		t.Errorf("resizer after its stop = %+v, want not running, its Lease released", x.Resizer)
 	}
-	checkExplained(t, x, "resize", "controller_error", explain.ByNobody, "No resizer is running for driver "+e.driver.Name)
+	checkExplained(t, x, "resize", "controller_error", plugin.ByNobody, "No resizer is running for driver "+e.driver.Name)
 
 	_, stderr, code := runExplain(t, "explain", "-n", e.ns, "missing")
-	if want := `persistentvolumeclaims "` + e.ns + `/missing" not found`; code != explain.ExitError || !strings.Contains(stderr, want) {
-		t.Errorf("explain of a missing claim: exit code %d, stderr %q; want %d and %q", code, stderr, explain.ExitError, want)
+	if want := `persistentvolumeclaims "` + e.ns + `/missing" not found`; code != plugin.ExitError || !strings.Contains(stderr, want) {
+		t.Errorf("explain of a missing claim: exit code %d, stderr %q; want %d and %q", code, stderr, plugin.ExitError, want)
 	}
 }
 
@@ -289,12 +289,12 @@ func TestExplainNodePending(t *testing.T) {
 	e.waitResizeStatus("data", "NodeResizePending")
 	x := e.explain("data")
 	e.checkRunning(x)
-	checkExplained(t, x, "resize", "node_pending", explain.ByUser, "The volume is expanded to 2Gi", "no pod uses it now", "Start a pod that uses the claim")
+	checkExplained(t, x, "resize", "node_pending", plugin.ByUser, "The volume is expanded to 2Gi", "no pod uses it now", "Start a pod that uses the claim")
 
 	// A pod object on a node no kubelet runs: what explain reads of pods.
 	e.runningPod("app", "data")
 	x = e.explain("data")
-	checkExplained(t, x, "resize", "node_pending", explain.ByKubelet, "kubelet grows the file system for pod(s) app")
+	checkExplained(t, x, "resize", "node_pending", plugin.ByKubelet, "kubelet grows the file system for pod(s) app")
 	// No kubelet runs on its node: only a force delete removes it.
 	must(t, cluster.Admin.CoreV1().Pods(e.ns).Delete(e.ctx, "app", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}))
 
@@ -306,12 +306,12 @@ func TestExplainNodePending(t *testing.T) {
 	must(t, err)
 	e.waitResizeStatus("data", "NodeResizeInProgress")
 	x = e.explain("data")
-	checkExplained(t, x, "resize", "node_in_progress", explain.ByKubelet, "kubelet is growing the file system")
+	checkExplained(t, x, "resize", "node_in_progress", plugin.ByKubelet, "kubelet is growing the file system")
 
 	must(t, node.RestartKubelet(e.ctx))
 	e.waitResizeStatus("data", "NodeResizeInfeasible")
 	x = e.explain("data")
-	checkExplained(t, x, "resize", "node_infeasible", explain.ByUser, "kubelet found 2Gi infeasible on the node:", "resize2fs: no space left on device",
+	checkExplained(t, x, "resize", "node_infeasible", plugin.ByUser, "kubelet found 2Gi infeasible on the node:", "resize2fs: no space left on device",
 		"Nothing, until the request asks for another size", "Lower the request to between 1Gi (exclusive, the current capacity) and 2Gi (exclusive)")
 }
 
@@ -340,7 +340,7 @@ func TestExplainWaitingInUse(t *testing.T) {
 	e.waitEvent("data", "only supports offline expansion and volume is currently in-use by pod(s) [app]")
 	x := e.explain("data")
 	e.checkRunning(x)
-	checkExplained(t, x, "resize", "waiting_in_use", explain.ByUser, "pod(s) app use it", "once the pods that use the claim are deleted", "Delete pod(s) app")
+	checkExplained(t, x, "resize", "waiting_in_use", plugin.ByUser, "pod(s) app use it", "once the pods that use the claim are deleted", "Delete pod(s) app")
 }
 
 // TestExplainModifyStates explains a modification waiting for its class,
@@ -355,7 +355,7 @@ func TestExplainModifyStates(t *testing.T) {
 	e.waitModifyStatus("pending", missing, v1.PersistentVolumeClaimModifyVolumePending)
 	x := e.explain("pending")
 	e.checkRunning(x)
-	checkExplained(t, x, "modify", "pending", explain.ByUser, `asks for VolumeAttributesClass "`+missing+`", which does not exist`,
+	checkExplained(t, x, "modify", "pending", plugin.ByUser, `asks for VolumeAttributesClass "`+missing+`", which does not exist`,
 		`Create VolumeAttributesClass "`+missing+`" with driverName `+e.driver.Name)
 
 	fast := e.attributesClass("fast", map[string]string{"iops": "3000"})
@@ -364,7 +364,7 @@ func TestExplainModifyStates(t *testing.T) {
 	e.setClass("slow", fast)
 	e.waitEvent("slow", "VolumeModify: external resizer is modifying volume slow with vac "+fast)
 	x = e.explain("slow")
-	checkExplained(t, x, "modify", "in_progress", explain.ByDriver, `The driver is applying class "`+fast+`"`)
+	checkExplained(t, x, "modify", "in_progress", plugin.ByDriver, `The driver is applying class "`+fast+`"`)
 	e.waitClaim("slow", "the slow modification", modified(fast))
 
 	must(t, e.driver.Script(framework.Answer{Method: csidriver.MethodModify, Code: "InvalidArgument", Message: "iops 3000 is above the limit"}))
@@ -372,7 +372,7 @@ func TestExplainModifyStates(t *testing.T) {
 	e.setClass("refused", fast)
 	e.waitModifyStatus("refused", fast, v1.PersistentVolumeClaimModifyVolumeInfeasible)
 	x = e.explain("refused")
-	checkExplained(t, x, "modify", "infeasible", explain.ByUser, `The driver refused class "`+fast+`" as infeasible`, "iops 3000 is above the limit",
+	checkExplained(t, x, "modify", "infeasible", plugin.ByUser, `The driver refused class "`+fast+`" as infeasible`, "iops 3000 is above the limit",
 		`The driver refused the parameters of class "`+fast+`" (InvalidArgument)`, `Compare the parameters of VolumeAttributesClass "`+fast+`" (iops=3000)`,
 		`The resizer retries class "`+fast+`" in about`, "remove spec.volumeAttributesClassName")
 	if d := operationOf(x, "modify").Decision.Summary; !strings.HasPrefix(d, `The resizer will only retry class "`+fast+`", which the driver refused, in about`) {
@@ -380,5 +380,5 @@ func TestExplainModifyStates(t *testing.T) {
 	}
 
 	x = e.explain("slow")
-	checkExplained(t, x, "modify", explain.StateNone, explain.ByNone, `The volume is at the class the claim asks for, "`+fast+`".`)
+	checkExplained(t, x, "modify", plugin.StateNone, plugin.ByNone, `The volume is at the class the claim asks for, "`+fast+`".`)
 }

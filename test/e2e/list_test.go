@@ -35,8 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
-	"github.com/csi-resizer/csi-resizer/pkg/explain"
-	"github.com/csi-resizer/csi-resizer/pkg/list"
+	"github.com/csi-resizer/csi-resizer/pkg/plugin"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -61,9 +60,9 @@ func (l listed) String() string {
 // on a non-zero exit or a warning.
 func runList(t *testing.T, args ...string) string {
 	t.Helper()
-	args = append([]string{list.Name}, args...)
+	args = append([]string{plugin.ListName}, args...)
 	out, stderr, code := runExplain(t, args...)
-	if code != explain.ExitOK {
+	if code != plugin.ExitOK {
 		t.Fatalf("list %q exited with %d: %s", args, code, stderr)
 	}
 	if strings.Contains(stderr, "Warning:") {
@@ -119,7 +118,7 @@ func (e *env) patchClaimStatus(claim, patch string) {
 // in csi_resizer_claims, per operation and state, the items of its driver
 // (the metrics are computed at the scrape from its caches, which may lag a
 // moment behind the API server: it waits for them).
-func (e *env) checkSameAsMetrics(port int, items []list.Item) {
+func (e *env) checkSameAsMetrics(port int, items []plugin.Item) {
 	e.t.Helper()
 	want := map[string]float64{}
 	for _, k := range decide.KnownStages() {
@@ -249,20 +248,20 @@ func TestList(t *testing.T) {
 	b.waitEvent("held", "only supports offline expansion and volume is currently in-use by pod(s) [app]")
 
 	ofA := []listed{
-		{a.ns, "foreign", "resize", "controller_in_progress", explain.ByNobody, true},
-		{a.ns, "failing", "resize", "controller_error", explain.ByResizer, true},
-		{a.ns, "big", "resize", "controller_infeasible", explain.ByUser, true},
-		{a.ns, "refused", "modify", "infeasible", explain.ByUser, true},
-		{a.ns, "slow", "resize", "controller_in_progress", explain.ByDriver, true},
-		{a.ns, "modslow", "modify", "in_progress", explain.ByDriver, true},
-		{a.ns, "gold", "modify", "pending", explain.ByUser, false},
+		{a.ns, "foreign", "resize", "controller_in_progress", plugin.ByNobody, true},
+		{a.ns, "failing", "resize", "controller_error", plugin.ByResizer, true},
+		{a.ns, "big", "resize", "controller_infeasible", plugin.ByUser, true},
+		{a.ns, "refused", "modify", "infeasible", plugin.ByUser, true},
+		{a.ns, "slow", "resize", "controller_in_progress", plugin.ByDriver, true},
+		{a.ns, "modslow", "modify", "in_progress", plugin.ByDriver, true},
+		{a.ns, "gold", "modify", "pending", plugin.ByUser, false},
 	}
 	ofB := []listed{
-		{b.ns, "node", "resize", "node_pending", explain.ByUser, true},
-		{b.ns, "kubelet", "resize", "node_in_progress", explain.ByKubelet, true},
-		{b.ns, "podnode", "resize", "node_pending", explain.ByKubelet, true},
-		{b.ns, "nospace", "resize", "node_infeasible", explain.ByUser, true},
-		{b.ns, "held", "resize", "waiting_in_use", explain.ByUser, false},
+		{b.ns, "node", "resize", "node_pending", plugin.ByUser, true},
+		{b.ns, "kubelet", "resize", "node_in_progress", plugin.ByKubelet, true},
+		{b.ns, "podnode", "resize", "node_pending", plugin.ByKubelet, true},
+		{b.ns, "nospace", "resize", "node_infeasible", plugin.ByUser, true},
+		{b.ns, "held", "resize", "waiting_in_use", plugin.ByUser, false},
 	}
 
 	checkListed(t, "list -n "+a.ns, tableLines(t, runList(t, "-n", a.ns), a.ns), ofA)
@@ -278,13 +277,13 @@ func TestList(t *testing.T) {
 	checkListed(t, "list -A", tableLines(t, runList(t, "-A"), a.ns, b.ns), all)
 	checkListed(t, "list -A -o wide", tableLines(t, runList(t, "-A", "-o", "wide"), a.ns, b.ns), all)
 
-	var r list.Result
+	var r plugin.Result
 	out := runList(t, "-A", "-o", "json")
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("list -o json: %v\n%s", err, out)
 	}
 	var got []listed
-	byName := map[string]list.Item{}
+	byName := map[string]plugin.Item{}
 	for _, it := range r.Items {
 		if it.Namespace == a.ns || it.Namespace == b.ns {
 			got = append(got, listed{it.Namespace, it.Name, it.Operation, it.State, it.NextStepBy, it.Since != nil})
@@ -295,7 +294,7 @@ func TestList(t *testing.T) {
 	if len(r.Warnings) > 0 || r.Namespace != "" || time.Since(r.At) > time.Minute {
 		t.Errorf("list -A -o json: at %s, namespace %q, warnings %q", r.At, r.Namespace, r.Warnings)
 	}
-	for name, want := range map[string]list.Item{
+	for name, want := range map[string]plugin.Item{
 		"failing": {Driver: a.driver.Name, Target: "3Gi", SinceFrom: "ControllerResizeError", Reason: "the backend is down"},
 		"refused": {Driver: a.driver.Name, Target: fast, SinceFrom: "ModifyVolumeError", Reason: "iops 3000 is above the limit"},
 		"foreign": {Driver: other, Target: "2Gi", SinceFrom: "Resizing", Reason: "The resizer recorded the expansion to 2Gi"},
@@ -318,7 +317,7 @@ func TestList(t *testing.T) {
 	empty := "e2e-list-empty-" + a.ns
 	must(t, framework.CreateNamespace(a.ctx, cluster.Admin, empty))
 	stdout, stderr, code := runExplain(t, "list", "-n", empty)
-	if want := `No unfinished claims found in namespace "` + empty + `".`; code != explain.ExitOK || stdout != "" || !strings.Contains(stderr, want) {
+	if want := `No unfinished claims found in namespace "` + empty + `".`; code != plugin.ExitOK || stdout != "" || !strings.Contains(stderr, want) {
 		t.Errorf("list of an empty namespace: exit code %d, stdout %q, stderr %q; want 0, nothing, %q", code, stdout, stderr, want)
 	}
 }

@@ -35,8 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/csi-resizer/csi-resizer/pkg/explain"
-	"github.com/csi-resizer/csi-resizer/pkg/list"
+	"github.com/csi-resizer/csi-resizer/pkg/plugin"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -191,7 +190,7 @@ func TestNodeDeployment(t *testing.T) {
 				t.Errorf("explain %s: owner %+v, want not handled: ...%s", claim, x.Owner, why)
 			}
 		}
-		if x := d.explained(a.claim); x.Owner.Node != a.name || x.Resizer == nil || x.Resizer.Node != a.name || x.Resizer.Status != explain.ResizerRunning {
+		if x := d.explained(a.claim); x.Owner.Node != a.name || x.Resizer == nil || x.Resizer.Node != a.name || x.Resizer.Status != plugin.ResizerRunning {
 			t.Errorf("explain %s: owner %+v, resizer %+v; want node %s's instance, running", a.claim, x.Owner, x.Resizer, a.name)
 		}
 		must(t, b.resizer.Stop(30*time.Second))
@@ -202,20 +201,20 @@ func TestNodeDeployment(t *testing.T) {
 		_, err := cluster.Admin.CoreV1().PersistentVolumeClaims(d.ns).Patch(d.ctx, b.claim, types.MergePatchType, []byte(recorded), metav1.PatchOptions{}, "status")
 		must(t, err)
 		x := d.explained(b.claim)
-		if x.Owner.Node != b.name || x.Resizer == nil || x.Resizer.Node != b.name || x.Resizer.Status != explain.ResizerNotRunning ||
+		if x.Owner.Node != b.name || x.Resizer == nil || x.Resizer.Node != b.name || x.Resizer.Status != plugin.ResizerNotRunning ||
 			!strings.Contains(x.Resizer.Summary, "no resizer runs on node "+b.name) {
 			t.Fatalf("explain %s after node b's resizer stopped: owner %+v, resizer %+v", b.claim, x.Owner, x.Resizer)
 		}
-		if op := x.Operations[0]; op.NextStepBy != explain.ByNobody {
+		if op := x.Operations[0]; op.NextStepBy != plugin.ByNobody {
 			t.Errorf("explain %s: the expansion's next step is %s's (%s), want nobody's", b.claim, op.NextStepBy, op.Next)
 		}
 		out, stderr, code := runExplain(t, "list", "-n", d.ns, "-o", "json")
-		var r list.Result
+		var r plugin.Result
 		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
 			t.Fatalf("list -o json exited with %d (%v): %s%s", code, err, stderr, out)
 		}
-		i := slices.IndexFunc(r.Items, func(it list.Item) bool { return it.Name == b.claim })
-		if i < 0 || r.Items[i].Node != b.name || r.Items[i].NextStepBy != explain.ByNobody {
+		i := slices.IndexFunc(r.Items, func(it plugin.Item) bool { return it.Name == b.claim })
+		if i < 0 || r.Items[i].Node != b.name || r.Items[i].NextStepBy != plugin.ByNobody {
 			t.Errorf("list: %+v, want %s on node %s, nobody's", r.Items, b.claim, b.name)
 		}
 	})
@@ -240,12 +239,12 @@ func TestNodeDeployment(t *testing.T) {
 
 // explained explains claim as JSON through the plugin, as the explain
 // identity (explain-rbac.yaml), and logs the text an operator sees.
-func (d *nodeDeployment) explained(claim string) explain.Explanation {
+func (d *nodeDeployment) explained(claim string) plugin.Explanation {
 	d.t.Helper()
 	text, _, _ := runExplain(d.t, "explain", "-n", d.ns, claim)
 	d.t.Logf("kubectl csi-resizer explain -n %s %s\n%s", d.ns, claim, text)
 	out, stderr, code := runExplain(d.t, "explain", "-n", d.ns, claim, "-o", "json")
-	var x explain.Explanation
+	var x plugin.Explanation
 	if err := json.Unmarshal([]byte(out), &x); code != 0 || err != nil {
 		d.t.Fatalf("explain -o json %s exited with %d (%v): %s%s", claim, code, err, stderr, out)
 	}

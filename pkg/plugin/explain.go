@@ -1,0 +1,297 @@
+/*
+Copyright 2026 The csi-resizer Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package plugin is the kubectl plugin `kubectl csi-resizer` (its command
+// line: Command; the binary is cmd/kubectl-csi_resizer).
+//
+// `explain` tells an operator, in plain words, why a claim is where it is:
+// the state the resizer records (decide.Unfinished, as the metric
+// csi_resizer_claims counts it), since when, who owns the next step, what
+// the resizer will do next and when (from the resizer's own decisions on
+// the recorded state: decisions), and what the user can do. It reads the
+// claim, its PV, StorageClass and VolumeAttributesClasses, its events, the
+// pods of its namespace and the resizer's Lease with get and list only
+// (Gather), then explains them without I/O (Explain), as text or JSON
+// (Text, JSON).
+//
+// `list` lists the claims of a scope with an unfinished operation, one
+// item per operation, the oldest first, with explain's own rules and
+// words: it reads each kind of object with one list for all the claims
+// (Read), fills the Objects of each claim from those lists, and lists
+// without I/O (List), as a table or JSON (Table, JSON).
+package plugin
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/inuse"
+	"github.com/csi-resizer/csi-resizer/pkg/slim"
+)
+
+// maxEvents bounds the events an explanation lists.
+const maxEvents = 10
+
+// Explain explains the objects read of one claim, at now.
+func Explain(o *Objects, now time.Time) Explanation {
+	x := Explanation{
+		At:           now.UTC(),
+		Claim:        claimOf(o.Claim),
+		Volume:       volumeOf(o.Volume),
+		StorageClass: storageClassOf(o),
+		Owner:        ownerOf(o),
+		Events:       eventsOf(o.Events, maxEvents),
+		Warnings:     o.Warnings,
+	}
+	if !x.Owner.Handled {
+		return x
+	}
+	f := newFacts(o, x.Owner.Driver, now)
+	x.Resizer = f.resizer
+	x.Operations = []Operation{f.expansion(), f.modification()}
+	x.Unknowns = f.unknowns(x.Operations)
+	return x
+}
+
+// facts are what the explanation of a handled claim's operations reads.
+type facts struct {
+	o        *Objects
+	pvc      *v1.PersistentVolumeClaim
+	pv       *v1.PersistentVolume
+	driver   string
+	resizer  *Resizer
+	settings Settings
+	// settingsUnread says why the resizer's Lease gave no settings, when
+	// it was read.
+	settingsUnread string
+	now            time.Time
+	// users are the pods that may have the claim mounted, as the resizer's
+	// pod tracker counts them.
+	users []string
+	dec   decided
+}
+
+func newFacts(o *Objects, driver string, now time.Time) *facts {
+	f := &facts{o: o, pvc: o.Claim, pv: o.Volume, driver: driver, resizer: resizerOf(o, driver, now), now: now,
+		users: inuse.UsersOf(o.Pods, o.Claim.Namespace, o.Claim.Name)}
+	f.settings, f.settingsUnread = settingsOf(o.resizerLease(driver))
+	f.resizer.Settings = f.settings
+	f.dec = decisions(o, driver, f.settings, f.users, now)
+	return f
+}
+
+// decided is what the resizer's own decision functions say of a claim, on
+// its recorded state, as a resizer that has just started would decide (its
+// memory of the last failure is not in the API).
+type decided struct {
+	resizeState decide.ResizeState
+	resize      decide.ResizeDecision
+	modifyState decide.ModifyState
+	modify      decide.ModifyDecision
+	// resizeEntry and modifyEntry are the claim's operations as
+	// decide.Unfinished finds them, and whether it finds them unfinished:
+	// the state the metric csi_resizer_claims counts.
+	resizeEntry, modifyEntry decide.Entry
+	resizing, modifying      bool
+}
+
+// decisions is every call the plugin makes of the resizer's decisions, on
+// the objects of a claim handled by driver's resizer, run with settings,
+// where users are the pods that may have the claim mounted.
+func decisions(o *Objects, driver string, settings Settings, users []string, now time.Time) decided {
+	var d decided
+	d.resizeState = decide.ResizeStateOf(o.Claim, o.Volume, settings.Recovery, nil)
+	d.resize = decide.DecideResize(d.resizeState, now, settings.retryMax())
+	classDriver := func(name string) (string, bool) {
+		vac, ok := o.AttributesClasses[name]
+		if !ok {
+			return "", false
+		}
+		return vac.DriverName, true
+	}
+	d.modifyState = decide.ModifyStateOf(driver, o.Claim, o.Volume, classDriver, nil)
+	d.modify = decide.DecideModify(d.modifyState, now, settings.retryMax())
+	// heldBack is decide.HeldBack as far as the API shows it: the resizer
+	// expands, pods may have the claim mounted, and the resizer's newest
+	// expansion event says that it holds the expansion back for them
+	// (whether the driver expands offline only is not in the API).
+	heldBack := func(*slim.Claim) bool {
+		return d.resize.Action == decide.Expand && len(users) > 0 && heldBackInUse(newestOf(o.Events, driver, resizeReasons))
+	}
+	claim := slim.NewClaim(o.Claim)
+	d.resizeEntry, d.resizing = decide.UnfinishedResize(claim, heldBack)
+	d.modifyEntry, d.modifying = decide.UnfinishedModify(claim)
+	return d
+}
+
+// settle fills op from a step and the unfinished entry, and hands a step of
+// the resizer or its driver to nobody when no resizer runs.
+func (f *facts) settle(op *Operation, entry decide.Entry, inState bool, s step) {
+	if inState {
+		op.State = string(entry.State)
+		if !entry.Since.IsZero() {
+			since := entry.Since.UTC()
+			op.Since, op.SinceFrom = &since, string(entry.SinceFrom)
+		}
+	}
+	op.Summary, op.NextStepBy, op.Next, op.UserCan = s.summary, s.by, s.next, s.can
+	if f.resizer.Status == ResizerNotRunning && (s.by == ByResizer || s.by == ByDriver) {
+		op.NextStepBy = ByNobody
+		op.Next = fmt.Sprintf("No resizer is running for driver %s%s, so nothing happens until one runs; then %s", f.driver, onNode(f.resizer.Node), lowerFirst(s.next))
+	}
+	op.Decision.Summary = decisionSummary(*op, s.decision)
+}
+
+// step is what explain says about an operation in its state.
+type step struct {
+	summary, by, next string
+	can               []string
+	// decision says what the resizer does, continuing "the resizer will",
+	// where the decision's action alone would mislead; "" words the action.
+	decision string
+}
+
+// unknowns are what the explanation of ops cannot know.
+func (f *facts) unknowns(ops []Operation) []string {
+	var out []string
+	if slices.ContainsFunc(ops, retried) {
+		out = append(out, "When exactly the resizer retries: its backoff and the last failure it remembers live in its memory, "+
+			"which the API does not show (a restarted resizer remembers none and tries at once).")
+	}
+	if f.settings.From == defaultsFrom {
+		out = append(out, fmt.Sprintf("The resizer's settings: %s, so explain assumes the defaults "+
+			"(--retry-interval-start=%s, --retry-interval-max=%s, RecoverVolumeExpansionFailure %s).",
+			f.whySettingsUnread(), f.settings.retryStart(), f.settings.retryMax(), onOff(f.settings.Recovery)))
+	}
+	if f.resizer.Status == ResizerNotRunning && len(f.o.Leases) == 0 && len(f.o.NodeLeases) == 0 {
+		out = append(out, "A resizer started without --leader-election holds no Lease: explain cannot see it, and takes it for not running.")
+	}
+	if len(f.users) > 0 && ops[0].Decision.Action == decide.Expand.String() {
+		out = append(out, "Whether the driver expands volumes in use: explain reads it from the resizer's events, which expire (after an hour by default).")
+	}
+	if ops[1].State != StateNone || ops[1].Decision.Action != "none" {
+		out = append(out, "Whether the resizer modifies volumes at all: it does only when its driver advertises MODIFY_VOLUME and its gate "+
+			"VolumeAttributesClass is on, neither of which the API shows.")
+	}
+	return out
+}
+
+// retried reports whether the resizer's next call for op depends on a
+// backoff or a slow retry that only its memory holds: its next step is the
+// resizer's (or its driver's, whose call may fail), or it retries a
+// refused size or class.
+func retried(op Operation) bool {
+	return op.NextStepBy == ByResizer || op.NextStepBy == ByDriver ||
+		op.State == string(decide.ControllerInfeasible) || op.State == string(decide.ModifyInfeasible)
+}
+
+// whySettingsUnread says why explain could not read the resizer's
+// settings.
+func (f *facts) whySettingsUnread() string {
+	switch {
+	case f.o.LeaseUnread:
+		return "explain could not read the resizer's Lease, which publishes them"
+	case f.o.nodeMode() && f.o.resizerLease(f.driver) == nil:
+		return fmt.Sprintf("there is no node Lease of the resizer on node %s, which would publish them", f.resizer.Node)
+	case len(f.o.Leases) == 0 && !f.o.nodeMode():
+		return "there is no Lease of the resizer, which would publish them"
+	case freshest(f.o.Leases) == nil && !f.o.nodeMode():
+		return "no replica holds the resizer's Lease, which would publish them"
+	}
+	return f.settingsUnread
+}
+
+// onNode is " on node <node>", or "" for no node.
+func onNode(node string) string {
+	if node == "" {
+		return ""
+	}
+	return " on node " + node
+}
+
+func claimOf(pvc *v1.PersistentVolumeClaim) Claim {
+	c := Claim{
+		Namespace:        pvc.Namespace,
+		Name:             pvc.Name,
+		Phase:            string(pvc.Status.Phase),
+		VolumeName:       pvc.Spec.VolumeName,
+		StorageClassName: ptr.Deref(pvc.Spec.StorageClassName, ""),
+		Request:          sizeOf(pvc.Spec.Resources.Requests),
+		Capacity:         sizeOf(pvc.Status.Capacity),
+		Allocated:        sizeOf(pvc.Status.AllocatedResources),
+		ResizeStatus:     string(pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage]),
+		Class:            ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""),
+		CurrentClass:     ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""),
+	}
+	if m := pvc.Status.ModifyVolumeStatus; m != nil {
+		c.ModifyStatus, c.ModifyTarget = string(m.Status), m.TargetVolumeAttributesClassName
+	}
+	return c
+}
+
+func volumeOf(pv *v1.PersistentVolume) *Volume {
+	if pv == nil {
+		return nil
+	}
+	v := &Volume{Name: pv.Name, Size: sizeOf(pv.Spec.Capacity), InTree: inTreeSource(pv), Class: ptr.Deref(pv.Spec.VolumeAttributesClassName, "")}
+	if pv.Spec.CSI != nil {
+		v.CSIDriver = pv.Spec.CSI.Driver
+	}
+	return v
+}
+
+func storageClassOf(o *Objects) *StorageClass {
+	name := ptr.Deref(o.Claim.Spec.StorageClassName, "")
+	switch {
+	case name == "":
+		return nil
+	case o.StorageClass != nil:
+		sc := o.StorageClass
+		return &StorageClass{Name: name, Exists: true, Provisioner: sc.Provisioner, AllowVolumeExpansion: ptr.Deref(sc.AllowVolumeExpansion, false)}
+	case o.StorageClassMissing:
+		return &StorageClass{Name: name}
+	}
+	return nil // unread: a warning says so
+}
+
+// sizeOf is the storage entry of list; "" when absent.
+func sizeOf(list v1.ResourceList) string {
+	q, ok := list[v1.ResourceStorage]
+	if !ok {
+		return ""
+	}
+	return q.String()
+}
+
+// size prints a quantity.
+func size(q resource.Quantity) string { return q.String() }
+
+// conditionMessage is the message of pvc's condition t when True; "" when
+// it has none.
+func conditionMessage(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) string {
+	for _, c := range pvc.Status.Conditions {
+		if c.Type == t && c.Status == v1.ConditionTrue {
+			return c.Message
+		}
+	}
+	return ""
+}
