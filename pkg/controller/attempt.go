@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 // driverOperation is what the attempt needs to know of expansion or of
@@ -136,7 +137,7 @@ func failedCall[T, R any](c *Controller, ctx context.Context, op driverOperation
 	op.track.failures.set(idOf(key, pvc), f)
 	op.observe(op.result(f), c.Clock.Since(start))
 	updated, warning := x.failed(pvc, f, cause)
-	c.emit(pvc, event{v1.EventTypeWarning, op.failedReason, warning})
+	c.Recorder.AnnotatedEventf(pvc, map[string]string{events.AnnotationCode: f.Reason}, v1.EventTypeWarning, op.failedReason, "%s", warning)
 	if updated != nil {
 		if _, err := c.patchClaim(ctx, key, pvc, updated); err != nil {
 			if !apierrors.IsConflict(err) {

@@ -19,6 +19,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -27,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/csi-resizer/csi-resizer/pkg/driver"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 // failureCase is one failure path of an expansion of claim "a".
@@ -283,6 +285,28 @@ func TestFailureConditionMessages(t *testing.T) {
 	equal(t, "ModifyVolumeError", conditionMessage(me.claim("a"), v1.PersistentVolumeClaimVolumeModifyVolumeError),
 		`modify volume "pv-a" to class "gold": rpc error: code = InvalidArgument desc = iops out of range`)
 	equal(t, "ModifyVolumeError reason", conditionReason(me.claim("a"), v1.PersistentVolumeClaimVolumeModifyVolumeError), "InvalidArgument")
+}
+
+// TestFailureEventsCarryTheCode: the warning of a failed driver call
+// carries the call's gRPC code as an annotation, the uncertain ones too,
+// which the claim does not record; explain reads it there.
+func TestFailureEventsCarryTheCode(t *testing.T) {
+	pvc := claim("a", "2Gi", "1Gi")
+	e := newEnv(t, &fakeResizer{script: []result{{err: status.Error(codes.DeadlineExceeded, "slow")}}}, objects(pvc, volume(pvc, "1Gi")))
+	_, _ = e.sync("a")
+	var got []string
+	for {
+		select {
+		case ev := <-e.recorder.Events:
+			got = append(got, ev)
+			continue
+		default:
+		}
+		break
+	}
+	if len(got) != 2 || !strings.HasSuffix(got[1], " map["+events.AnnotationCode+":DeadlineExceeded]") {
+		t.Errorf("events %q, want the intent and a warning annotated with code DeadlineExceeded", got)
+	}
 }
 
 // conditionReason is the reason of pvc's condition of type t.

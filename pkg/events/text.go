@@ -14,12 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// This file holds what the resizer's events say that others read:
-// their source, their reasons, and the parts of a message that tell why an
-// expansion waits for the pods that use a volume. The controller writes
-// them and `kubectl csi-resizer explain` reads them, both from here; the
-// package imports nothing, so that the plugin takes none of the controller
-// with it.
+// This file holds what the resizer's events say that others read: their
+// source, their reasons (upstream's), the annotation that carries a failed
+// call's code, and the fixed words of some messages. The controller writes
+// them; `kubectl csi-resizer explain` reads the source, the reasons and the
+// annotation from here, never the words of a message.
 
 package events
 
@@ -49,6 +48,11 @@ const (
 // it alone, so no instance resizes or modifies it. Ours only: upstream has
 // no --node-deployment.
 const ReasonNodeAffinityConflict = "NodeAffinityConflict"
+
+// AnnotationCode is the annotation of the resizer's events of a failed
+// driver call: the gRPC code's name (decide.ReasonOf), so that a reader of
+// the event need not find it in the message.
+const AnnotationCode = "csi-resizer.io/code"
 
 // AnsweredShort is in the message of a ReasonResizeFailed event, and of the
 // ControllerResizeError condition, of a driver that answered an expansion

@@ -53,10 +53,12 @@ const (
 	FlagNodeDeployment         = "node-deployment"
 )
 
-// Defaults of --retry-interval-start and --retry-interval-max.
+// Defaults of --retry-interval-start and --retry-interval-max, and of
+// --timeout, --resize-timeout and --modify-timeout.
 const (
 	DefaultRetryIntervalStart = time.Second
 	DefaultRetryIntervalMax   = 5 * time.Minute
+	DefaultTimeout            = 10 * time.Second
 )
 
 // Options holds the parsed command line.

@@ -40,31 +40,26 @@ type codeWant struct {
 // codes whose failure is not about the size must never give it.
 var sizeAdvice = []string{"Lower the request", "raise the request"}
 
-// uncertainResize is what explain says of an expansion whose last call got
-// no final answer.
-var uncertainResize = []string{"Its last call got no final answer", "rpc error: code =", "Nothing but wait"}
-
 // resizeByCode is what explain says of an expansion that failed with each
 // code the decisions know: every gRPC code but OK, and the reason of a
 // failure without one.
 var resizeByCode = map[string]codeWant{
 	// The resizer records no uncertain failure on the claim (it retries the
-	// same size), so explain does not know its code: it says only that the
-	// last call got no final answer, with the event's message.
-	"Canceled":           {says: uncertainResize, never: []string{"(Canceled)"}},
+	// same size): explain reads its code from the failure event's annotation.
+	"Canceled":           {says: []string{"(Canceled)", "may still expand the volume", "Nothing but wait"}},
 	"Unknown":            {says: []string{"(Unknown)", "Fix what the driver reports", "Lower the request"}},
 	"InvalidArgument":    {says: []string{"(InvalidArgument)", "Lower the request", "Or raise the request to a larger size", "no size helps: fix PV pv-data"}},
-	"DeadlineExceeded":   {says: uncertainResize, never: []string{"(DeadlineExceeded)"}},
+	"DeadlineExceeded":   {says: []string{"(DeadlineExceeded)", "a longer --resize-timeout", "Nothing but wait"}},
 	"NotFound":           {says: []string{`does not know the volume (NotFound): it has no volume with the handle "vol-1" of PV pv-data`, `Check PV pv-data: its spec.csi.volumeHandle "vol-1"`, "at any size, fails the same way until the driver knows the volume"}, never: sizeAdvice},
 	"AlreadyExists":      {says: []string{"(AlreadyExists)", "Fix what the driver reports", "Lower the request"}},
 	"PermissionDenied":   {says: []string{"(PermissionDenied)", "another size does not help", "csi.storage.k8s.io/controller-expand-secret-name", "fails the same way until the driver is allowed to"}, never: sizeAdvice},
-	"ResourceExhausted":  {says: uncertainResize, never: []string{"(ResourceExhausted)"}},
+	"ResourceExhausted":  {says: []string{"(ResourceExhausted)", "quotas, rate limits and free capacity", "Nothing but wait"}},
 	"FailedPrecondition": {says: []string{"cannot expand the volume in its present state (FailedPrecondition)", "No pod uses the claim now"}, never: sizeAdvice},
-	"Aborted":            {says: uncertainResize, never: []string{"(Aborted)"}},
+	"Aborted":            {says: []string{"(Aborted)", "another operation on the volume"}},
 	"OutOfRange":         {says: []string{"outside the range the driver supports for the volume (OutOfRange)", "Lower the request", "if the driver's range lies above it"}},
 	"Unimplemented":      {says: []string{"does not implement ControllerExpandVolume (Unimplemented)", "another size does not help"}, never: sizeAdvice},
 	"Internal":           {says: []string{"(Internal)", "Fix what the driver reports", "Lower the request"}},
-	"Unavailable":        {says: uncertainResize, never: []string{"(Unavailable)"}},
+	"Unavailable":        {says: []string{"(Unavailable)", "listens on the resizer's --csi-address"}},
 	"DataLoss":           {says: []string{"(DataLoss)", "Check PV pv-data's volume in the backend"}, never: sizeAdvice},
 	"Unauthenticated":    {says: []string{"(Unauthenticated)", "csi.storage.k8s.io/controller-expand-secret-name"}, never: sizeAdvice},
 	// The reason of a failure without a code: the event says what failed
@@ -141,7 +136,7 @@ func TestAdviceForEveryResizeCode(t *testing.T) {
 				pvc = claim("10Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInProgress),
 					condition(v1.PersistentVolumeClaimResizing, t0, ""))
 				extra = []runtime.Object{event(events.ReasonResizing, "External resizer is resizing volume pv-data", t0),
-					event(events.ReasonResizeFailed, message+"; the call may still complete", now.Add(-time.Minute))}
+					annotatedEvent(event(events.ReasonResizeFailed, message+"; the call may still complete", now.Add(-time.Minute)), events.AnnotationCode, reason)}
 			}
 			x := explainObjects(t, Request{}, append([]runtime.Object{pvc, volume(pvc, "1Gi"), freshLease(), storageClass(true)}, extra...)...)
 			op := operation(t, x, "resize")
@@ -228,4 +223,10 @@ func TestResizeCodeFromTheCondition(t *testing.T) {
 			}
 		})
 	}
+}
+
+// annotatedEvent is e with the annotation key: value, as the resizer writes it.
+func annotatedEvent(e *v1.Event, key, value string) *v1.Event {
+	e.Annotations = map[string]string{key: value}
+	return e
 }

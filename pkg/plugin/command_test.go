@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
-	"github.com/csi-resizer/csi-resizer/pkg/leader"
+	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/pkg/version"
 )
 
@@ -144,7 +144,7 @@ func TestJSONFieldNames(t *testing.T) {
 		}
 	}
 	var x Explanation
-	if err := json.Unmarshal([]byte(stdout), &x); err != nil || x.Resizer.Settings.RetryIntervalMax != leader.Duration(5*time.Minute) {
+	if err := json.Unmarshal([]byte(stdout), &x); err != nil || x.Resizer.Settings.RetryIntervalMax != resizeroptions.Duration(5*time.Minute) {
 		t.Errorf("JSON does not read back: %v, %+v", err, x.Resizer)
 	}
 }

@@ -94,26 +94,6 @@ func newestOf(evs []v1.Event, driver string, reasons []string) *v1.Event {
 	return nil
 }
 
-// heldBackInUse reports whether e is the resizer's event of an expansion
-// held back because pods use the volume and the driver expands offline
-// only: ours and upstream's say events.OfflineOnly. The metrics count
-// such a claim as waiting_in_use, and so does explain; a driver that
-// expands online but answered FailedPrecondition leaves the claim in
-// controller_error for both (see inUseRefused).
-func heldBackInUse(e *v1.Event) bool {
-	return e != nil && e.Reason == events.ReasonResizeFailed && strings.Contains(strings.ToLower(e.Message), strings.ToLower(events.OfflineOnly))
-}
-
-// inUseRefused reports whether e is the resizer's event of a driver that
-// refused to expand a volume in use (FailedPrecondition), or of the
-// expansion held back after that answer.
-func inUseRefused(e *v1.Event) bool {
-	if e == nil || e.Reason != events.ReasonResizeFailed {
-		return false
-	}
-	return strings.Contains(e.Message, events.CannotExpandInUse) || strings.Contains(e.Message, events.AnsweredInUse)
-}
-
 // eventsOf projects the newest max events, oldest first.
 func eventsOf(events []v1.Event, max int) []Event {
 	if len(events) > max {

@@ -50,27 +50,3 @@ func TestEventsOfTheClaimInOrder(t *testing.T) {
 		t.Errorf("newest modify event = %+v, want none", newest)
 	}
 }
-
-func TestHeldBackInUse(t *testing.T) {
-	for _, tc := range []struct {
-		message        string
-		offline, inUse bool
-	}{
-		{message: "unable to expand apps/data to 2Gi because CSI driver d only supports offline expansion and volume is currently in-use by pod(s) [app]; ...", offline: true},
-		{message: "Unable to expand apps/data because CSI driver d only supports offline expansion and volume is currently in-use", offline: true},
-		{message: `expand volume "pv-data" to 2Gi: rpc error: code = FailedPrecondition desc = mounted; the driver cannot expand the volume while a pod uses it: retried once the pods that use the claim are deleted`, inUse: true},
-		{message: "unable to expand apps/data to 2Gi because CSI driver d answered FailedPrecondition (volume in use) to the last attempt and volume is currently in-use by pod(s) [app]", inUse: true},
-		{message: `expand volume "pv-data" to 2Gi: rpc error: code = Internal desc = no`},
-	} {
-		e := event(events.ReasonResizeFailed, tc.message, now)
-		if got := heldBackInUse(e); got != tc.offline {
-			t.Errorf("heldBackInUse(%q) = %v, want %v", tc.message, got, tc.offline)
-		}
-		if got := inUseRefused(e); got != tc.inUse {
-			t.Errorf("inUseRefused(%q) = %v, want %v", tc.message, got, tc.inUse)
-		}
-	}
-	if heldBackInUse(event(events.ReasonResizing, "only supports offline expansion", now)) || heldBackInUse(nil) || inUseRefused(nil) {
-		t.Error("an event that is no failure holds nothing back")
-	}
-}

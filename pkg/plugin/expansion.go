@@ -38,7 +38,7 @@ type expansion struct {
 // expansion explains the claim's expansion from the resizer's decision on
 // its recorded state.
 func (f *facts) expansion() Operation {
-	x := expansion{facts: f, s: f.dec.resizeState, d: f.dec.resize}
+	x := expansion{facts: f, s: f.dec.resizeState, d: f.dec.plan.Resize}
 	op := Operation{Operation: string(decide.OpResize), State: StateNone, Decision: Decision{
 		Action: x.d.Action.String(), Target: quantityOrEmpty(x.d.Target), Reason: x.d.Reason}}
 	if x.d.RetryAfter > 0 {
@@ -146,6 +146,11 @@ func (x expansion) inProgress() step {
 			target, ago(lastSeen(newest), x.now), events.ReasonResizing)
 	case newest != nil && newest.Reason == events.ReasonResizeFailed:
 		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
+		if code := newest.Annotations[events.AnnotationCode]; knownCode(code) {
+			a := x.resizeAdvice(code)
+			s.summary = sentences(s.summary, a.means)
+			s.can = append(s.can, a.can...)
+		}
 		s.by = ByResizer
 		s.next = x.retryWithBackoff(fmt.Sprintf("for %s, which is finished before any other size, whatever the request says meanwhile", target))
 	default:

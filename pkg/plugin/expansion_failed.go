@@ -24,13 +24,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
-	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
 // failed: the driver's last answer was a final failure.
 func (x expansion) failed() step {
 	message := conditionMessage(x.pvc, v1.PersistentVolumeClaimControllerResizeError)
-	if strings.Contains(message, events.AnsweredShort) {
+	if x.recordedReason() == decide.ReasonShort {
 		return x.short(message)
 	}
 	code := x.recordedCode()
@@ -47,7 +46,7 @@ func (x expansion) failed() step {
 		s.can = x.lowerAdvice(&s)
 	}
 	s.can = append(s.can, a.can...)
-	if len(x.users) > 0 && (code == codes.FailedPrecondition.String() || inUseRefused(newestOf(x.o.Events, x.driver, resizeReasons))) {
+	if len(x.users) > 0 && code == codes.FailedPrecondition.String() {
 		s.can = append([]string{fmt.Sprintf("Delete pod(s) %s, or scale their workload down: the driver said it cannot expand the volume while a pod uses it.",
 			strings.Join(x.users, ", "))}, s.can...)
 	}
@@ -76,12 +75,21 @@ const notSent = "not sent to the driver"
 // it; decide.ReasonUncertain when the condition has none (a resizer older
 // than this plugin, or upstream's).
 func (x expansion) recordedCode() string {
+	if reason := x.recordedReason(); knownCode(reason) {
+		return reason
+	}
+	return decide.ReasonUncertain
+}
+
+// recordedReason is the reason of the claim's ControllerResizeError: the
+// code of a failed call, or decide.ReasonShort of a short answer.
+func (x expansion) recordedReason() string {
 	for _, c := range x.pvc.Status.Conditions {
-		if c.Type == v1.PersistentVolumeClaimControllerResizeError && c.Status == v1.ConditionTrue && knownCode(c.Reason) {
+		if c.Type == v1.PersistentVolumeClaimControllerResizeError && c.Status == v1.ConditionTrue {
 			return c.Reason
 		}
 	}
-	return decide.ReasonUncertain
+	return ""
 }
 
 // infeasible: the driver said the size cannot be had.

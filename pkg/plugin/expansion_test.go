@@ -24,8 +24,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/events"
-	"github.com/csi-resizer/csi-resizer/pkg/leader"
+	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 // want is what an operation must say.
@@ -127,7 +128,7 @@ func TestExplainResize(t *testing.T) {
 		name: "controller_error: the driver gave less than asked for",
 		objs: []runtime.Object{
 			claim("3Gi", "2Gi", allocated("2Gi", ""),
-				condition(v1.PersistentVolumeClaimControllerResizeError, t1, "expand volume \"pv-data\" to 3Gi: the driver answered success with 2Gi, below the 3Gi asked for")),
+				resizeError(decide.ReasonShort, t1, "expand volume \"pv-data\" to 3Gi: the driver answered success with 2Gi, below the 3Gi asked for")),
 		},
 		want: want{state: "controller_error", by: ByUser, action: "expand", target: "3Gi", since: t1,
 			says: []string{"answered the last expansion with success, but less than asked for", "The claim records 2Gi, what the volume has: the driver gives no more",
@@ -163,14 +164,16 @@ func TestExplainResize(t *testing.T) {
 		objs: []runtime.Object{
 			claim("10Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInfeasible),
 				resizeError("OutOfRange", t0, infeasibleMessage)),
-			publishing(freshLease(), func(s *leader.Settings) { s.Recovery, s.RetryIntervalMax = false, leader.Duration(10*time.Minute) }),
+			publishing(freshLease(), func(s *resizeroptions.Published) {
+				s.Recovery, s.RetryIntervalMax = false, resizeroptions.Duration(10*time.Minute)
+			}),
 		},
 		want: want{state: "controller_infeasible", by: ByUser, action: "expand", target: "10Gi", since: t0,
 			says: []string{"A lower request is not followed: the resizer runs with the feature gate RecoverVolumeExpansionFailure off", "at most every 10m0s"}},
 	}, {
 		name: "waiting_in_use",
 		objs: []runtime.Object{
-			claim("2Gi", "1Gi"), runningPod("app"),
+			claim("2Gi", "1Gi"), runningPod("app"), publishing(freshLease(), func(s *resizeroptions.Published) { s.OfflineOnly = true }),
 			event(events.ReasonResizeFailed, "unable to expand apps/data to 2Gi because CSI driver ebs.csi.example.com only supports offline expansion and volume is currently in-use by pod(s) [app]; "+
 				"the expansion starts once the pods that use the claim are deleted (a finished pod counts until it is deleted): delete these pods", now.Add(-time.Minute)),
 		},

@@ -99,14 +99,13 @@ func newFacts(o *Objects, driver string, now time.Time) *facts {
 	return f
 }
 
-// decided is what the resizer's own decision functions say of a claim, on
-// its recorded state, as a resizer that has just started would decide (its
-// memory of the last failure is not in the API).
+// decided is what the resizer's own decisions say of a claim (decide.Claim),
+// on its recorded state, as a resizer that has just started would decide
+// (its memory of the last failure is not in the API).
 type decided struct {
+	plan        decide.Plan
 	resizeState decide.ResizeState
-	resize      decide.ResizeDecision
 	modifyState decide.ModifyState
-	modify      decide.ModifyDecision
 	// resizeEntry and modifyEntry are the claim's operations as
 	// decide.Unfinished finds them, and whether it finds them unfinished:
 	// the state the metric csi_resizer_claims counts.
@@ -118,25 +117,22 @@ type decided struct {
 // the objects of a claim handled by driver's resizer, run with settings,
 // where users are the pods that may have the claim mounted.
 func decisions(o *Objects, driver string, settings Settings, users []string, now time.Time) decided {
-	var d decided
-	d.resizeState = decide.ResizeStateOf(o.Claim, o.Volume, settings.Recovery, nil)
-	d.resize = decide.DecideResize(d.resizeState, now, settings.retryMax())
-	classDriver := func(name string) (string, bool) {
-		vac, ok := o.AttributesClasses[name]
-		if !ok {
-			return "", false
-		}
-		return vac.DriverName, true
+	in := decide.Input{Claim: o.Claim, Volume: o.Volume, Now: now,
+		ClassDriver: func(name string) (string, bool) {
+			vac, ok := o.AttributesClasses[name]
+			if !ok {
+				return "", false
+			}
+			return vac.DriverName, true
+		},
+		Settings: decide.Settings{Driver: driver, Resize: true, Modify: true, Recovery: settings.Recovery,
+			AnnotateFsResize: settings.AnnotateFsResize, OnlyOffline: settings.OfflineOnly, RetryMax: settings.retryMax()}}
+	if settings.OfflineOnly && settings.HandleVolumeInUseError {
+		in.PodsUsing = users // the resizer watches pods for such a driver only
 	}
-	d.modifyState = decide.ModifyStateOf(driver, o.Claim, o.Volume, classDriver, nil)
-	d.modify = decide.DecideModify(d.modifyState, now, settings.retryMax())
-	// heldBack is decide.HeldBack as far as the API shows it: the resizer
-	// expands, pods may have the claim mounted, and the resizer's newest
-	// expansion event says that it holds the expansion back for them
-	// (whether the driver expands offline only is not in the API).
-	heldBack := func(*slim.Claim) bool {
-		return d.resize.Action == decide.Expand && len(users) > 0 && heldBackInUse(newestOf(o.Events, driver, resizeReasons))
-	}
+	d := decided{plan: decide.Claim(in), resizeState: decide.ResizeStateFor(in)}
+	d.modifyState = decide.ModifyStateOf(driver, o.Claim, o.Volume, in.ClassDriver, nil)
+	heldBack := func(*slim.Claim) bool { return len(d.plan.HeldBackBy) > 0 }
 	claim := slim.NewClaim(o.Claim)
 	d.resizeEntry, d.resizing = decide.UnfinishedResize(claim, heldBack)
 	d.modifyEntry, d.modifying = decide.UnfinishedModify(claim)

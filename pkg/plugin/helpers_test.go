@@ -34,7 +34,6 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/events"
-	"github.com/csi-resizer/csi-resizer/pkg/leader"
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
@@ -223,8 +222,8 @@ func freshLease() *coordinationv1.Lease { return lease(now.Add(-2 * time.Second)
 
 // publishing sets on l the settings annotation of a resizer run with
 // the defaults changed by change.
-func publishing(l *coordinationv1.Lease, change func(*leader.Settings)) *coordinationv1.Lease {
-	s := defaultSettings().Settings
+func publishing(l *coordinationv1.Lease, change func(*resizeroptions.Published)) *coordinationv1.Lease {
+	s := defaultSettings().Published
 	change(&s)
 	l.Annotations = s.Annotations()
 	return l

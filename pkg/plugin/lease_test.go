@@ -30,7 +30,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
-	"github.com/csi-resizer/csi-resizer/pkg/leader"
+	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 // growing is a claim whose expansion is the resizer's next step.
@@ -121,7 +121,7 @@ var errNoRights = apierrors.NewBadRequest("user cannot do that")
 // read what does not exist.
 func TestUnknowns(t *testing.T) {
 	idle := claim("1Gi", "1Gi")
-	published := func() *coordinationv1.Lease { return publishing(freshLease(), func(*leader.Settings) {}) }
+	published := func() *coordinationv1.Lease { return publishing(freshLease(), func(*resizeroptions.Published) {}) }
 	tests := []struct {
 		name        string
 		objs        []runtime.Object

@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-resizer/csi-resizer/pkg/events"
+	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 // other is a second driver, whose resizer does not run.
@@ -85,7 +86,7 @@ func podOf(namespace, name, claim string) *v1.Pod {
 func cluster() []runtime.Object {
 	var objs []runtime.Object
 	add := func(o ...runtime.Object) { objs = append(objs, o...) }
-	add(freshLease())
+	add(publishing(freshLease(), func(s *resizeroptions.Published) { s.OfflineOnly = true }))
 	// Nothing unfinished.
 	add(bound(ns, "done", "2Gi", "2Gi")...)
 	// controller_error since t0, the oldest.

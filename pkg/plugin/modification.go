@@ -37,7 +37,7 @@ type modification struct {
 // modification explains the claim's modification from the resizer's
 // decision on its recorded state.
 func (f *facts) modification() Operation {
-	m := modification{facts: f, s: f.dec.modifyState, d: f.dec.modify}
+	m := modification{facts: f, s: f.dec.modifyState, d: f.dec.plan.Modify}
 	op := Operation{Operation: string(decide.OpModify), State: StateNone,
 		Decision: Decision{Action: m.d.Action.String(), Target: m.d.Target, Reason: m.d.Reason}}
 	if m.d.RetryAfter > 0 {

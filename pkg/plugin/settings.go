@@ -23,17 +23,16 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/leader"
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 // Settings are the resizer's settings that explain reasons with. The
-// resizer publishes them on the Lease it holds (leader.SettingsAnnotation):
+// resizer publishes them on the Lease it holds (resizeroptions.SettingsAnnotation):
 // the leader election Lease, or with --node-deployment its node Lease. A
 // resizer that publishes none (an older one, or upstream's) is taken to run
 // with the defaults, which the explanation says.
 type Settings struct {
-	leader.Settings
+	resizeroptions.Published
 	// From says where they come from: "defaults", or "Lease NS/NAME".
 	From string `json:"from"`
 }
@@ -41,20 +40,16 @@ type Settings struct {
 // defaultsFrom is the From of the defaults.
 const defaultsFrom = "defaults"
 
-// defaultTimeout is the default of the resizer's --resize-timeout and
-// --modify-timeout (package options' flags).
-const defaultTimeout = 10 * time.Second
-
 // defaultSettings are the resizer's defaults, as packages options and
 // features define them.
 func defaultSettings() Settings {
-	return Settings{Settings: leader.Settings{
-		RetryIntervalStart:     leader.Duration(resizeroptions.DefaultRetryIntervalStart),
-		RetryIntervalMax:       leader.Duration(resizeroptions.DefaultRetryIntervalMax),
+	return Settings{Published: resizeroptions.Published{
+		RetryIntervalStart:     resizeroptions.Duration(resizeroptions.DefaultRetryIntervalStart),
+		RetryIntervalMax:       resizeroptions.Duration(resizeroptions.DefaultRetryIntervalMax),
 		Recovery:               resizeroptions.Specs()[resizeroptions.RecoverVolumeExpansionFailure].Default,
 		HandleVolumeInUseError: true,
-		ResizeTimeout:          leader.Duration(defaultTimeout),
-		ModifyTimeout:          leader.Duration(defaultTimeout),
+		ResizeTimeout:          resizeroptions.Duration(resizeroptions.DefaultTimeout),
+		ModifyTimeout:          resizeroptions.Duration(resizeroptions.DefaultTimeout),
 	}, From: defaultsFrom}
 }
 
@@ -69,14 +64,14 @@ func settingsOf(lease *coordinationv1.Lease) (s Settings, unread string) {
 	if lease == nil {
 		return s, ""
 	}
-	value, ok := lease.Annotations[leader.SettingsAnnotation]
+	value, ok := lease.Annotations[resizeroptions.SettingsAnnotation]
 	if !ok {
 		return s, fmt.Sprintf("the resizer's Lease %s/%s does not publish them (annotation %s: the resizer is older than this plugin, or upstream's)",
-			lease.Namespace, lease.Name, leader.SettingsAnnotation)
+			lease.Namespace, lease.Name, resizeroptions.SettingsAnnotation)
 	}
 	published := s
-	if err := json.Unmarshal([]byte(value), &published.Settings); err != nil {
-		return s, fmt.Sprintf("the annotation %s of the resizer's Lease %s/%s does not read (%v)", leader.SettingsAnnotation, lease.Namespace, lease.Name, err)
+	if err := json.Unmarshal([]byte(value), &published.Published); err != nil {
+		return s, fmt.Sprintf("the annotation %s of the resizer's Lease %s/%s does not read (%v)", resizeroptions.SettingsAnnotation, lease.Namespace, lease.Name, err)
 	}
 	published.From = fmt.Sprintf("Lease %s/%s", lease.Namespace, lease.Name)
 	return published, ""

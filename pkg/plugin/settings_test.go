@@ -24,15 +24,15 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-resizer/csi-resizer/pkg/leader"
+	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 func TestSettingsFromTheLease(t *testing.T) {
 	published := defaultSettings()
-	published.RetryIntervalStart, published.Recovery = leader.Duration(2*time.Second), false
+	published.RetryIntervalStart, published.Recovery = resizeroptions.Duration(2*time.Second), false
 	published.From = "Lease kube-system/" + freshLease().Name
 	broken := freshLease()
-	broken.Annotations = map[string]string{leader.SettingsAnnotation: `{"retryIntervalMax":"soon"}`}
+	broken.Annotations = map[string]string{resizeroptions.SettingsAnnotation: `{"retryIntervalMax":"soon"}`}
 	tests := []struct {
 		name   string
 		lease  *coordinationv1.Lease
@@ -42,7 +42,9 @@ func TestSettingsFromTheLease(t *testing.T) {
 		{name: "no Lease", want: defaultSettings()},
 		{name: "a Lease without the annotation: an older resizer", lease: freshLease(), want: defaultSettings(),
 			unread: "does not publish them (annotation csi-resizer.io/settings: the resizer is older than this plugin, or upstream's)"},
-		{name: "published", lease: publishing(freshLease(), func(s *leader.Settings) { s.RetryIntervalStart, s.Recovery = leader.Duration(2*time.Second), false }),
+		{name: "published", lease: publishing(freshLease(), func(s *resizeroptions.Published) {
+			s.RetryIntervalStart, s.Recovery = resizeroptions.Duration(2*time.Second), false
+		}),
 			want: published},
 		{name: "unreadable", lease: broken, want: defaultSettings(), unread: "does not read (time: invalid duration"},
 	}
@@ -58,9 +60,9 @@ func TestSettingsFromTheLease(t *testing.T) {
 
 func TestExplainReadsTheLeaseSettings(t *testing.T) {
 	pvc := claim("10Gi", "1Gi", allocated("10Gi", v1.PersistentVolumeClaimControllerResizeInfeasible))
-	lease := publishing(freshLease(), func(s *leader.Settings) { s.RetryIntervalMax = leader.Duration(10 * time.Minute) })
+	lease := publishing(freshLease(), func(s *resizeroptions.Published) { s.RetryIntervalMax = resizeroptions.Duration(10 * time.Minute) })
 	x := explainObjects(t, Request{}, pvc, volume(pvc, "1Gi"), lease)
-	if got := x.Resizer.Settings; got.From != "Lease kube-system/"+lease.Name || got.RetryIntervalMax != leader.Duration(10*time.Minute) {
+	if got := x.Resizer.Settings; got.From != "Lease kube-system/"+lease.Name || got.RetryIntervalMax != resizeroptions.Duration(10*time.Minute) {
 		t.Errorf("settings = %+v, want those of the Lease", got)
 	}
 	if op := operation(t, x, "resize"); !strings.Contains(op.Next, "at most every 10m0s") {
@@ -76,8 +78,8 @@ func TestExplainReadsTheLeaseSettings(t *testing.T) {
 func TestExplainReadsTheNodeLeaseSettings(t *testing.T) {
 	pvc := claim("2Gi", "1Gi")
 	x := explainObjects(t, Request{}, pvc, volume(pvc, "1Gi", pinned(v1.LabelHostname, "node-1")), node("node-1", map[string]string{v1.LabelHostname: "node-1"}),
-		publishing(nodeLease("node-1", now.Add(-time.Second)), func(s *leader.Settings) { s.RetryIntervalStart = leader.Duration(3 * time.Second) }))
-	if got := x.Resizer.Settings; got.RetryIntervalStart != leader.Duration(3*time.Second) || !strings.HasPrefix(got.From, "Lease kube-system/") {
+		publishing(nodeLease("node-1", now.Add(-time.Second)), func(s *resizeroptions.Published) { s.RetryIntervalStart = resizeroptions.Duration(3 * time.Second) }))
+	if got := x.Resizer.Settings; got.RetryIntervalStart != resizeroptions.Duration(3*time.Second) || !strings.HasPrefix(got.From, "Lease kube-system/") {
 		t.Errorf("settings = %+v, want those of the node Lease", got)
 	}
 }

@@ -64,7 +64,7 @@ const (
 // call, and the instance's caches waited for it). The Lease carries
 // options.NodeLeaseLabel, by which explain and list find the driver's
 // instances.
-func heartbeat(ctx context.Context, o *options.Options, client kube.Interface, driver, node string) (stop func(), err error) {
+func heartbeat(ctx context.Context, o *options.Options, client kube.Interface, driver, node string, published map[string]string) (stop func(), err error) {
 	id, err := identity()
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func heartbeat(ctx context.Context, o *options.Options, client kube.Interface, d
 	l := &nodeLease{
 		leases: client.CoordinationV1().Leases(namespace),
 		name:   name, namespace: namespace, holder: id, labels: o.LeaderElectionLabels, driver: driver,
-		annotations: publishedSettings(o),
+		annotations: published,
 		logger:      klog.FromContext(ctx).WithValues("lease", klog.KRef(namespace, name)),
 	}
 	renewing, stopRenewing := context.WithCancel(context.WithoutCancel(ctx))
@@ -186,8 +186,8 @@ func (l *nodeLease) remove() {
 }
 
 // runBeating runs run while the node Lease is renewed.
-func runBeating(ctx context.Context, o *options.Options, client kube.Interface, driver, node string, run func(context.Context) error) error {
-	stop, err := heartbeat(ctx, o, client, driver, node)
+func runBeating(ctx context.Context, o *options.Options, client kube.Interface, driver, node string, published map[string]string, run func(context.Context) error) error {
+	stop, err := heartbeat(ctx, o, client, driver, node, published)
 	if err != nil {
 		return err
 	}

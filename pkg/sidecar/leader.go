@@ -47,8 +47,8 @@ var errLeaseLost = errors.New("lost the leader election lease")
 // When the Lease is lost, run is stopped and drained too before
 // errLeaseLost is returned: leader.Elector.Run returns only after run did,
 // so the caller never closes the driver's connection under a call.
-func runLeading(ctx context.Context, o *options.Options, leases leader.Leases, driver string, mux *http.ServeMux, release bool, run func(context.Context) error) error {
-	elector, err := newElector(ctx, o, leases, driver, release)
+func runLeading(ctx context.Context, o *options.Options, leases leader.Leases, driver string, published map[string]string, mux *http.ServeMux, release bool, run func(context.Context) error) error {
+	elector, err := newElector(ctx, o, leases, driver, published, release)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func serveHealth(mux *http.ServeMux, elector *leader.Elector) {
 
 // newElector returns the elector on the Lease of driver in leases, with the
 // timings and labels of o and this replica's identity.
-func newElector(ctx context.Context, o *options.Options, leases leader.Leases, driver string, release bool) (*leader.Elector, error) {
+func newElector(ctx context.Context, o *options.Options, leases leader.Leases, driver string, published map[string]string, release bool) (*leader.Elector, error) {
 	id, err := identity()
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func newElector(ctx context.Context, o *options.Options, leases leader.Leases, d
 	namespace, name := leaseNamespace(o), options.LeaseName(driver)
 	elector, err := leader.New(leader.Config{
 		Leases: leases, Namespace: namespace, Name: name, Identity: id, Labels: o.LeaderElectionLabels,
-		Annotations:   publishedSettings(o),
+		Annotations:   published,
 		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod,
 		ReleaseOnCancel: release,
 		OnNewLeader: func(holder string) {

@@ -358,7 +358,7 @@ func TestLeaderElectionStandby(t *testing.T) {
 func TestRunLeadingBadDurations(t *testing.T) {
 	o := &options.Options{LeaderElectionNamespace: leaseNS, LeaseDuration: time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: time.Second}
 	ran := false
-	err := runLeading(context.Background(), o, fake.NewClientset().CoordinationV1().Leases(leaseNS), testDriver, nil, true, func(context.Context) error {
+	err := runLeading(context.Background(), o, fake.NewClientset().CoordinationV1().Leases(leaseNS), testDriver, nil, nil, true, func(context.Context) error {
 		ran = true
 		return nil
 	})

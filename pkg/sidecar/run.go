@@ -101,15 +101,16 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 		// Stopped before the caches synced: a shutdown, not a failure.
 		return nil
 	}
+	published := publishedSettings(o, d.caps.OnlyOffline())
 	switch {
 	case o.LeaderElection:
 		release := o.Features.Enabled(options.ReleaseLeaderElectionOnExit)
-		err = runLeading(ctx, o, cs.leader.CoordinationV1().Leases(leaseNamespace(o)), d.name, s.mux, release, work)
+		err = runLeading(ctx, o, cs.leader.CoordinationV1().Leases(leaseNamespace(o)), d.name, published, s.mux, release, work)
 	case ctrl.node != "":
 		// Every instance works on its node's claims from the start: it is
 		// ready only once its caches have synced, like a leader.
 		s.setLeading(true)
-		err = runBeating(ctx, o, cs.leader, d.name, ctrl.node, work)
+		err = runBeating(ctx, o, cs.leader, d.name, ctrl.node, published, work)
 	default:
 		err = work(ctx)
 	}

@@ -17,27 +17,31 @@ limitations under the License.
 package sidecar
 
 import (
-	"github.com/csi-resizer/csi-resizer/pkg/leader"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
-// publishedSettings are the Lease annotations (leader.SettingsAnnotation)
-// that publish the settings of o kubectl csi-resizer explain reasons with,
+// publishedSettings are the Lease annotations (options.SettingsAnnotation)
+// that publish the settings of o, and whether the driver expands offline
+// only, that kubectl csi-resizer explain reasons with,
 // on the leader election Lease and on the node Lease alike: explain reads
 // them from the Lease it finds the resizer by, so it needs no access to
 // the resizer's pod.
-func publishedSettings(o *options.Options) map[string]string {
+func publishedSettings(o *options.Options, offlineOnly bool) map[string]string {
 	recovery := options.Specs()[options.RecoverVolumeExpansionFailure].Default
+	annotateFsResize := options.Specs()[options.AnnotateFsResize].Default
 	if o.Features != nil { // nil only in options made by hand
 		recovery = o.Features.Enabled(options.RecoverVolumeExpansionFailure)
+		annotateFsResize = o.Features.Enabled(options.AnnotateFsResize)
 	}
-	return leader.Settings{
-		RetryIntervalStart:     leader.Duration(o.RetryIntervalStart),
-		RetryIntervalMax:       leader.Duration(o.RetryIntervalMax),
+	return options.Published{
+		RetryIntervalStart:     options.Duration(o.RetryIntervalStart),
+		RetryIntervalMax:       options.Duration(o.RetryIntervalMax),
 		Recovery:               recovery,
 		HandleVolumeInUseError: o.HandleVolumeInUseError,
-		ResizeTimeout:          leader.Duration(o.ResizeTimeout),
-		ModifyTimeout:          leader.Duration(o.ModifyTimeout),
+		ResizeTimeout:          options.Duration(o.ResizeTimeout),
+		ModifyTimeout:          options.Duration(o.ModifyTimeout),
 		NodeDeployment:         o.NodeDeployment,
+		OfflineOnly:            offlineOnly,
+		AnnotateFsResize:       annotateFsResize,
 	}.Annotations()
 }

@@ -27,19 +27,19 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
-	"github.com/csi-resizer/csi-resizer/pkg/leader"
+	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
 // settingsOn reads the settings a Lease's annotation publishes.
-func settingsOn(t *testing.T, annotations map[string]string) leader.Settings {
+func settingsOn(t *testing.T, annotations map[string]string) options.Published {
 	t.Helper()
-	var s leader.Settings
-	v, ok := annotations[leader.SettingsAnnotation]
+	var s options.Published
+	v, ok := annotations[options.SettingsAnnotation]
 	if !ok {
-		t.Fatalf("no annotation %s in %v", leader.SettingsAnnotation, annotations)
+		t.Fatalf("no annotation %s in %v", options.SettingsAnnotation, annotations)
 	}
 	if err := json.Unmarshal([]byte(v), &s); err != nil {
-		t.Fatalf("annotation %s = %q: %v", leader.SettingsAnnotation, v, err)
+		t.Fatalf("annotation %s = %q: %v", options.SettingsAnnotation, v, err)
 	}
 	return s
 }
@@ -49,9 +49,9 @@ func settingsOn(t *testing.T, annotations map[string]string) leader.Settings {
 func TestPublishedSettings(t *testing.T) {
 	o := newOptions(t, nil, "--csi-address=/csi.sock", "--timeout=20s", "--retry-interval-max=7m",
 		"--handle-volume-inuse-error=false", "--feature-gates=RecoverVolumeExpansionFailure=false")
-	want := leader.Settings{RetryIntervalStart: leader.Duration(10 * time.Millisecond), RetryIntervalMax: leader.Duration(7 * time.Minute),
-		ResizeTimeout: leader.Duration(20 * time.Second), ModifyTimeout: leader.Duration(20 * time.Second)}
-	if got := settingsOn(t, publishedSettings(o)); got != want {
+	want := options.Published{RetryIntervalStart: options.Duration(10 * time.Millisecond), RetryIntervalMax: options.Duration(7 * time.Minute),
+		ResizeTimeout: options.Duration(20 * time.Second), ModifyTimeout: options.Duration(20 * time.Second)}
+	if got := settingsOn(t, publishedSettings(o, false)); got != want {
 		t.Errorf("published %+v, want %+v", got, want)
 	}
 }
@@ -62,12 +62,12 @@ func TestLeaderLeaseSettings(t *testing.T) {
 	o := newOptions(t, nil, append(leaderFlags("--csi-address=/csi.sock"), "--retry-interval-max=9m")...)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	err := runLeading(ctx, o, kubetest.Wrap(client).CoordinationV1().Leases(leaseNS), testDriver, nil, false, func(context.Context) error {
+	err := runLeading(ctx, o, kubetest.Wrap(client).CoordinationV1().Leases(leaseNS), testDriver, publishedSettings(o, false), nil, false, func(context.Context) error {
 		l, err := getLease(client)
 		if err != nil {
 			return err
 		}
-		if s := settingsOn(t, l.Annotations); s.RetryIntervalMax != leader.Duration(9*time.Minute) || !s.Recovery {
+		if s := settingsOn(t, l.Annotations); s.RetryIntervalMax != options.Duration(9*time.Minute) || !s.Recovery {
 			t.Errorf("leader Lease publishes %+v, want --retry-interval-max 9m and recovery on", s)
 		}
 		cancel()
@@ -84,7 +84,7 @@ func TestNodeLeaseSettings(t *testing.T) {
 	client := fake.NewClientset()
 	o := newOptions(t, nil, "--csi-address=/csi.sock", "--retry-interval-start=3s", "--retry-interval-max=1m")
 	l := &nodeLease{leases: kubetest.Wrap(client).CoordinationV1().Leases("ns"), name: "n", namespace: "ns", holder: "me", driver: "d.example.com",
-		annotations: publishedSettings(o), logger: klog.Background()}
+		annotations: publishedSettings(o, false), logger: klog.Background()}
 	ctx := context.Background()
 	for _, step := range []string{"created", "renewed"} {
 		l.renew(ctx)
@@ -92,7 +92,7 @@ func TestNodeLeaseSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := settingsOn(t, lease.Annotations); s.RetryIntervalStart != leader.Duration(3*time.Second) {
+		if s := settingsOn(t, lease.Annotations); s.RetryIntervalStart != options.Duration(3*time.Second) {
 			t.Errorf("%s: node Lease publishes %+v, want --retry-interval-start 3s", step, s)
 		}
 	}

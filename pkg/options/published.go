@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package leader
+package options
 
 import (
 	"encoding/json"
@@ -24,13 +24,13 @@ import (
 // SettingsAnnotation is the annotation on the Leases a resizer holds (its
 // leader election Lease, or with --node-deployment its node Lease) that
 // publishes the settings kubectl csi-resizer explain reasons with, as JSON
-// (Settings), so that explain reads them where it finds the resizer.
+// (Published), so that explain reads them where it finds the resizer.
 const SettingsAnnotation = "csi-resizer.io/settings"
 
-// Settings are the resizer's settings that explain reasons with, as the
+// Published are the resizer's settings that explain reasons with, as the
 // resizer resolved them from its command line. Their JSON is
 // SettingsAnnotation's value; fields may be added, never renamed.
-type Settings struct {
+type Published struct {
 	// RetryIntervalStart and RetryIntervalMax are --retry-interval-start
 	// and --retry-interval-max: the first and the longest backoff, and
 	// the slow lane of infeasible sizes and classes.
@@ -47,10 +47,16 @@ type Settings struct {
 	ModifyTimeout Duration `json:"modifyTimeout"`
 	// NodeDeployment is --node-deployment.
 	NodeDeployment bool `json:"nodeDeployment"`
+	// OfflineOnly is true when the driver expands only volumes no pod
+	// uses (its capabilities): the resizer holds an expansion back while
+	// pods use the claim.
+	OfflineOnly bool `json:"offlineOnly"`
+	// AnnotateFsResize is the feature gate of that name.
+	AnnotateFsResize bool `json:"annotateFsResize"`
 }
 
 // Annotations are the Lease annotations that publish s.
-func (s Settings) Annotations() map[string]string {
+func (s Published) Annotations() map[string]string {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil // cannot happen: every field marshals
