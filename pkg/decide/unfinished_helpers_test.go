@@ -62,13 +62,7 @@ func request(s string) option { return func(c *slim.Claim) { c.Request = quantit
 // allocated sets status.allocatedResources[storage].
 func allocated(s string) option { return func(c *slim.Claim) { c.Allocated = quantity(s) } }
 
-// noSizes drops the request and the capacity.
-func noSizes(c *slim.Claim) { c.Request, c.Capacity = nil, nil }
-
-// noCapacity drops status.capacity.
-func noCapacity(c *slim.Claim) { c.Capacity = nil }
-
-// status sets status.allocatedResourceStatuses[storage].
+// withStatus sets status.allocatedResourceStatuses[storage].
 func withStatus(s v1.ClaimResourceStatus) option {
 	return func(c *slim.Claim) { c.ResizeStatus = &s }
 }
