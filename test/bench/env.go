@@ -253,7 +253,7 @@ func (r *rig) stopResizer() error {
 func (r *rig) close() {
 	_ = r.stopResizer()
 	if r.driver != nil {
-		r.driver.Proc.Kill()
+		r.driver.Kill()
 	}
 	if r.cluster != nil {
 		r.cluster.Stop()

@@ -36,6 +36,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -143,8 +144,13 @@ type env struct {
 }
 
 // newEnv starts a driver with o (its name made unique) and a resizer for it.
+// A test of the scripted driver is skipped without its binary: make
+// test-e2e builds it, a bare go test may not have it.
 func newEnv(t *testing.T, o framework.DriverOptions, resizerArgs ...string) *env {
 	t.Helper()
+	if o.Scripted && tools.TestDriver == "" {
+		t.Skip("E2E_TEST_DRIVER names no csi-test-driver binary")
+	}
 	n := counter.Add(1)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -164,7 +170,7 @@ func newEnv(t *testing.T, o framework.DriverOptions, resizerArgs ...string) *env
 		if e.resizer != nil {
 			_ = e.resizer.Stop(30 * time.Second)
 		}
-		e.driver.Proc.Kill()
+		e.driver.Kill()
 		if t.Failed() {
 			t.Logf("logs kept in %s", dir)
 			return
@@ -182,11 +188,15 @@ func (e *env) startResizer(name string) *framework.Process {
 	return p
 }
 
-// volume creates a bound claim of size on a fresh mock volume.
+// volume creates a bound claim of size on a fresh mock volume, or on the
+// scripted driver's volume "vol-<claim>".
 func (e *env) volume(claim, size string, edit ...func(*framework.Volume)) framework.Volume {
 	e.t.Helper()
-	handle, err := e.driver.CreateVolume(e.ctx, e.ns+"-"+claim, bytes(size))
-	must(e.t, err)
+	handle, err := "vol-"+claim, error(nil)
+	if !e.driver.Scripted {
+		handle, err = e.driver.CreateVolume(e.ctx, e.ns+"-"+claim, bytes(size))
+		must(e.t, err)
+	}
 	v := framework.Volume{Namespace: e.ns, Claim: claim, Class: e.class, Driver: e.driver.Name, Handle: handle, Size: size}
 	for _, f := range edit {
 		f(&v)
@@ -194,6 +204,15 @@ func (e *env) volume(claim, size string, edit ...func(*framework.Volume)) framew
 	_, err = framework.CreateBound(e.ctx, cluster.Admin, v)
 	must(e.t, err)
 	return v
+}
+
+// scriptedVolumes are the scripted driver's volumes "vol-<claim>" of 1Gi.
+func scriptedVolumes(claims ...string) map[string]int64 {
+	volumes := map[string]int64{}
+	for _, c := range claims {
+		volumes["vol-"+c] = bytes("1Gi")
+	}
+	return volumes
 }
 
 func (e *env) grow(claim, size string) {
@@ -223,9 +242,14 @@ func (e *env) pv(v framework.Volume) *v1.PersistentVolume {
 	return pv
 }
 
-func (e *env) calls() []framework.Call {
+// calls returns the driver's calls of methods (ControllerExpandVolume
+// without any).
+func (e *env) calls(methods ...string) []framework.Call {
 	e.t.Helper()
-	calls, err := e.driver.Calls()
+	if len(methods) == 0 {
+		methods = []string{csidriver.MethodExpand}
+	}
+	calls, err := e.driver.Calls(methods...)
 	must(e.t, err)
 	return calls
 }

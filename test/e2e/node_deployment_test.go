@@ -50,11 +50,10 @@ import (
 // node its PV's node affinity pins it to, and by no other; a volume that
 // both nodes can use, or any node, by none.
 func TestNodeDeployment(t *testing.T) {
-	bin, err := framework.TestDriverBinary()
-	if err != nil {
-		t.Skip(err) // make test-e2e builds it; a bare go test may not have it
+	if tools.TestDriver == "" {
+		t.Skip("E2E_TEST_DRIVER names no csi-test-driver binary") // make test-e2e builds it
 	}
-	d := newNodeDeployment(t, bin)
+	d := newNodeDeployment(t)
 	a, b := d.a, d.b
 	// Each step goes on from the claims as the one before left them.
 	step := func(name string, f func(*testing.T)) {
@@ -284,7 +283,7 @@ type localNode struct {
 	// claim is the node's claim of TestNodeDeployment, pinned to it by its
 	// hostname; its volume's handle is its name, as the others'.
 	claim   string
-	driver  *framework.TestDriver
+	driver  *framework.Driver
 	resizer *framework.Process
 	// runs are the resizer's runs so far, resizer the last.
 	runs []*framework.Process
@@ -294,7 +293,7 @@ type localNode struct {
 // rbac-node-deployment.yaml bind.
 const resizerServiceAccount = "csi-resizer"
 
-func newNodeDeployment(t *testing.T, bin string) *nodeDeployment {
+func newNodeDeployment(t *testing.T) *nodeDeployment {
 	t.Helper()
 	n := counter.Add(1)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -319,8 +318,8 @@ func newNodeDeployment(t *testing.T, bin string) *nodeDeployment {
 	d.kubeconfig, err = cluster.ServiceAccountKubeconfig(ctx, d.ns, resizerServiceAccount)
 	must(t, err)
 
-	d.a = d.startNode(bin, "a", "mine-a", "local", "unlabelled")
-	d.b = d.startNode(bin, "b", "mine-b")
+	d.a = d.startNode("a", "mine-a", "local", "unlabelled")
+	d.b = d.startNode("b", "mine-b")
 	for _, l := range []*localNode{d.a, d.b} {
 		must(t, framework.LabelNode(ctx, cluster.Admin, l.name, v1.LabelTopologyZone, d.zone))
 	}
@@ -333,7 +332,7 @@ func newNodeDeployment(t *testing.T, bin string) *nodeDeployment {
 // startNode starts the driver's process for the node <namespace>-<suffix>,
 // knowing volumes of 1Gi (the first is the node's claim), then the node's
 // kubelet, and registers the driver with it.
-func (d *nodeDeployment) startNode(bin, suffix string, volumes ...string) *localNode {
+func (d *nodeDeployment) startNode(suffix string, volumes ...string) *localNode {
 	d.t.Helper()
 	l := &localNode{name: d.ns + "-" + suffix, dir: filepath.Join(d.dir, suffix), claim: volumes[0]}
 	sizes := map[string]int64{}
@@ -343,7 +342,7 @@ func (d *nodeDeployment) startNode(bin, suffix string, volumes ...string) *local
 	driverDir := filepath.Join(l.dir, "driver")
 	must(d.t, os.MkdirAll(driverDir, 0o750))
 	var err error
-	l.driver, err = framework.StartTestDriver(d.ctx, bin, driverDir, framework.TestDriverOptions{Name: d.driver, Modify: true, NodeID: l.name}, sizes)
+	l.driver, err = framework.StartDriver(d.ctx, tools, driverDir, framework.DriverOptions{Scripted: true, Volumes: sizes, Name: d.driver, Modify: true, NodeID: l.name})
 	must(d.t, err)
 	d.root.Cleanup(l.driver.Stop)
 	startNode(d.t, d.ctx, filepath.Join(l.dir, "node"), l.name, d.driver, l.driver.Socket)
@@ -413,7 +412,7 @@ func (d *nodeDeployment) checkUntouched(claim, capacity string) {
 // of l's resizer; it returns them.
 func (d *nodeDeployment) checkCalls(l *localNode, method string, want ...string) []csidriver.LoggedCall {
 	d.t.Helper()
-	all, err := l.driver.Calls()
+	all, err := l.driver.ControllerCalls()
 	must(d.t, err)
 	pids := map[int]bool{}
 	for _, p := range l.runs {
