@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"k8s.io/component-base/metrics/testutil"
+
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
 // apiServerFigures are what kube-apiserver's /metrics say about watches.
@@ -181,7 +183,7 @@ func (n *nodesRun) takeSample(ctx context.Context, f *fleet) (sample, error) {
 	if err != nil {
 		return s, fmt.Errorf("kube-apiserver /metrics: %w", err)
 	}
-	m, err := parseMetrics(string(body))
+	m, err := framework.ParseMetrics(string(body))
 	if err != nil {
 		return s, fmt.Errorf("kube-apiserver /metrics: %w", err)
 	}

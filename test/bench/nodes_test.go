@@ -25,6 +25,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
 func TestParseModes(t *testing.T) {
@@ -187,7 +189,7 @@ apiserver_watch_events_sizes_bucket{group="",resource="nodes",version="v1",le="+
 apiserver_watch_events_sizes_sum{group="",resource="nodes",version="v1"} 2048
 apiserver_watch_events_sizes_count{group="",resource="nodes",version="v1"} 5
 `
-	m, err := parseMetrics(text)
+	m, err := framework.ParseMetrics(text)
 	if err != nil {
 		t.Fatal(err)
 	}
