@@ -32,6 +32,7 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 	"github.com/csi-resizer/csi-resizer/pkg/unfinished"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 func TestStateOfRotatesOneInTen(t *testing.T) {
@@ -65,14 +66,7 @@ func TestStateOfRotatesOneInTen(t *testing.T) {
 
 // boundAt is a claim as framework.CreateBound leaves it at size.
 func boundAt(size string) *v1.PersistentVolumeClaim {
-	q := resource.MustParse(size)
-	return &v1.PersistentVolumeClaim{
-		Spec: v1.PersistentVolumeClaimSpec{
-			VolumeName: "pv-bench-claim-00000",
-			Resources:  v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: q}},
-		},
-		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound, Capacity: v1.ResourceList{v1.ResourceStorage: q}},
-	}
+	return testobj.Claim(benchNamespace, claimName(0), size, size)
 }
 
 // TestSetNodeStateIsCountedAndLeftAlone checks each state against the code
