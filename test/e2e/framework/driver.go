@@ -18,7 +18,6 @@ package framework
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -101,27 +100,8 @@ type Driver struct {
 
 // Answer scripts one call of Method (empty: ControllerExpandVolume): wait
 // Delay, then fail with Code (a gRPC code name such as "Internal"), or
-// answer normally. It is an entry of the fault file both drivers read (see
-// csidriver.Answer and the package documentation of
-// test/tools/cmd/csi-mock).
-type Answer struct {
-	Method string `json:"method,omitempty"`
-	// VolumeID, when set, keeps the answer for a call on that volume.
-	VolumeID string `json:"volumeID,omitempty"`
-	// Size, when set ("3Gi"), keeps the answer for an expand call that asks
-	// for that size (csi-mock only).
-	Size    string `json:"size,omitempty"`
-	Code    string `json:"code,omitempty"`
-	Message string `json:"message,omitempty"`
-	Delay   string `json:"delay,omitempty"`
-	// Capacity, when set, is the capacity a ControllerExpandVolume that
-	// the answer lets through answers (csi-mock only): less than asked for
-	// (a short answer) or more (a rounding driver).
-	Capacity string `json:"capacity,omitempty"`
-	// Generation numbers the Script calls, so that the same answers
-	// scripted again arm again (set by Script).
-	Generation int64 `json:"generation,omitempty"`
-}
+// answer normally. It is an entry of the fault file both drivers read.
+type Answer = csidriver.Answer
 
 // Call is one call the driver logged (see csidriver.LoggedCall).
 type Call = csidriver.LoggedCall
@@ -303,18 +283,7 @@ func (d *Driver) Script(answers ...Answer) error {
 		}
 		answers[i].Generation = d.scripts
 	}
-	if answers == nil {
-		answers = []Answer{}
-	}
-	data, err := json.Marshal(answers)
-	if err != nil {
-		return err
-	}
-	tmp := d.FaultFile + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, d.FaultFile)
+	return csidriver.WriteFaultFile(d.FaultFile, answers)
 }
 
 // Calls returns the calls of methods the driver answered (all methods with
