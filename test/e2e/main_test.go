@@ -130,14 +130,15 @@ func rbacFile() string {
 
 // env is one test's namespace, StorageClass, driver and resizer.
 type env struct {
-	t       *testing.T
-	ctx     context.Context
-	ns      string
-	class   string
-	dir     string
-	driver  *framework.Driver
-	resizer *framework.Process
-	args    []string
+	t          *testing.T
+	ctx        context.Context
+	ns         string
+	class      string
+	dir        string
+	driverName string
+	driver     *framework.Driver
+	resizer    *framework.Process
+	args       []string
 	// kubeconfig is the resizer's identity: kubeconfig unless changed
 	// before startResizer.
 	kubeconfig string
@@ -151,18 +152,10 @@ func newEnv(t *testing.T, o framework.DriverOptions, resizerArgs ...string) *env
 	if o.Scripted && tools.TestDriver == "" {
 		t.Skip("E2E_TEST_DRIVER names no csi-test-driver binary")
 	}
-	n := counter.Add(1)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	dir, err := os.MkdirTemp("", "e2e-") // short: unix socket paths are limited
-	must(t, err)
-	e := &env{t: t, ctx: ctx, dir: dir, ns: fmt.Sprintf("e2e-%d", n), class: fmt.Sprintf("e2e-%d", n), kubeconfig: kubeconfig}
-	if o.Name == "" {
-		o.Name = fmt.Sprintf("e2e-%d.csi.example.com", n)
-	}
-	must(t, framework.CreateNamespace(ctx, cluster.Admin, e.ns))
-	must(t, framework.CreateClass(ctx, cluster.Admin, e.class, o.Name, nil))
-	e.driver, err = framework.StartDriver(ctx, tools, dir, o)
+	e := newNamespace(t, o.Name)
+	o.Name = e.driverName
+	var err error
+	e.driver, err = framework.StartDriver(e.ctx, tools, e.dir, o)
 	must(t, err)
 	e.args = append([]string{"--retry-interval-start=100ms", "--retry-interval-max=3s", "--v=4"}, resizerArgs...)
 	e.startResizer("resizer")
@@ -171,12 +164,32 @@ func newEnv(t *testing.T, o framework.DriverOptions, resizerArgs ...string) *env
 			_ = e.resizer.Stop(30 * time.Second)
 		}
 		e.driver.Kill()
+	})
+	return e
+}
+
+// newNamespace is an env with its namespace and StorageClass of driver
+// (made unique when empty) and its folder, and no driver nor resizer yet.
+func newNamespace(t *testing.T, driver string) *env {
+	t.Helper()
+	n := counter.Add(1)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	dir, err := os.MkdirTemp("", "e2e-") // short: unix socket paths are limited
+	must(t, err)
+	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("logs kept in %s", dir)
 			return
 		}
 		_ = os.RemoveAll(dir)
 	})
+	e := &env{t: t, ctx: ctx, dir: dir, ns: fmt.Sprintf("e2e-%d", n), class: fmt.Sprintf("e2e-%d", n), kubeconfig: kubeconfig, driverName: driver}
+	if e.driverName == "" {
+		e.driverName = fmt.Sprintf("e2e-%d.csi.example.com", n)
+	}
+	must(t, framework.CreateNamespace(ctx, cluster.Admin, e.ns))
+	must(t, framework.CreateClass(ctx, cluster.Admin, e.class, e.driverName, nil))
 	return e
 }
 
