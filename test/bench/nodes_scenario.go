@@ -157,7 +157,7 @@ func (n *nodesRun) idle(ctx context.Context, sc *nodesScenario, f *fleet, before
 	for i, u := range us {
 		sc.RSS, sc.Anon, sc.Peak, sc.PSS = append(sc.RSS, u.RSS), append(sc.Anon, u.Anon), append(sc.Peak, u.Peak), append(sc.PSS, pss[i])
 	}
-	if u, err := readUsage(n.cp.apiserver); err == nil {
+	if u, err := readUsage(n.apiserver); err == nil {
 		sc.APIServerRSS = u.RSS
 	}
 	leases, err := n.r.admin.CoordinationV1().Leases(resizerNamespace).List(ctx, metav1.ListOptions{

@@ -103,6 +103,9 @@ type Cluster struct {
 	tokens      []Identity
 }
 
+// Pids are the process ids of kube-apiserver and etcd.
+func (c *Cluster) Pids() (apiserver, etcd int) { return c.apiserver.Pid(), c.etcd.Pid() }
+
 // StartCluster starts etcd and kube-apiserver in dir; extra identities
 // get tokens the server accepts.
 func StartCluster(ctx context.Context, tools Tools, dir string, ids ...Identity) (*Cluster, error) {
