@@ -91,6 +91,9 @@ type Driver struct {
 	// (csi-mock only, see Received).
 	CallLog, FaultFile, StateFile, ReceivedLog string
 	bin, dir                                   string
+	// scripted is DriverOptions.Scripted at the start: a test that changes
+	// the options before a restart does not change the driver.
+	scripted bool
 
 	mu      sync.Mutex
 	proc    *Process
@@ -108,7 +111,7 @@ type Call = csidriver.LoggedCall
 
 // StartDriver starts the driver o chooses in dir and waits for its socket.
 func StartDriver(ctx context.Context, tools Tools, dir string, o DriverOptions) (*Driver, error) {
-	d := &Driver{DriverOptions: o, dir: dir, bin: tools.CSIMock,
+	d := &Driver{DriverOptions: o, dir: dir, bin: tools.CSIMock, scripted: o.Scripted,
 		Socket:      filepath.Join(dir, "csi.sock"),
 		FaultFile:   filepath.Join(dir, "faults.json"),
 		CallLog:     filepath.Join(dir, "calls.jsonl"),
@@ -138,7 +141,7 @@ func (d *Driver) args(n int) []string {
 	flag(d.NodeExpansionRequired, "--node-expansion-required")
 	flag(d.Modify, "--modify")
 	flag(d.AllocationUnit > 0, "--allocation-unit="+strconv.FormatInt(d.AllocationUnit, 10))
-	if !d.Scripted {
+	if !d.scripted {
 		flag(d.NodeOnly, "--disable-controller-expansion")
 		flag(d.OfflineOnly, "--disable-online-expansion")
 		return append(args, "--received-log="+d.ReceivedLog, "--v=5")
@@ -238,7 +241,7 @@ func (d *Driver) CreateVolumes(ctx context.Context, prefix string, n int, size i
 }
 
 func (d *Driver) createVolumes(ctx context.Context, n, goroutines int, size int64, name func(int) string) ([]string, error) {
-	if d.Scripted {
+	if d.scripted {
 		return nil, errors.New("the scripted driver creates no volumes: give them in DriverOptions.Volumes")
 	}
 	conn, err := grpc.NewClient("unix://"+d.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -278,7 +281,7 @@ func (d *Driver) Script(answers ...Answer) error {
 	d.scripts++
 	answers = slices.Clone(answers)
 	for i := range answers {
-		if d.Scripted && (answers[i].Size != "" || answers[i].Capacity != "") {
+		if d.scripted && (answers[i].Size != "" || answers[i].Capacity != "") {
 			return fmt.Errorf("answer %d: the scripted driver answers no Size nor Capacity", i)
 		}
 		answers[i].Generation = d.scripts
