@@ -61,9 +61,7 @@ func (c *Controller) plan(ctx context.Context, key string, done decide.Job) (*v1
 		// update queues the claim again.
 		c.warn(pvc, fmt.Sprintf("cannot resize volume %q: %v; nothing is done until that size changes", pv.Name, p.Invalid))
 	}
-	logger.V(4).Info("Decided", "next", p.Next, "owner", p.Owner, "why", p.Why,
-		"resize", p.Resize.Action, "resizeTarget", p.Resize.Target.String(), "resizeReason", p.Resize.Reason,
-		"modify", p.Modify.Action, "modifyTarget", p.Modify.Target, "modifyReason", p.Modify.Reason)
+	logger.V(4).Info("Decided", c.decided(p)...)
 	return pvc, pv, &p, nil
 }
 
@@ -102,4 +100,17 @@ func (c *Controller) HeldBackByPods(claim *slim.Claim) bool {
 		return false
 	}
 	return len(decide.Claim(c.input(key, pvc, pv)).HeldBackBy) > 0
+}
+
+// decided is the plan as the "Decided" log line gives it: the next job, its
+// owner and why, and the decision of each job the resizer does.
+func (c *Controller) decided(p decide.Plan) []any {
+	kv := []any{"next", p.Next, "owner", p.Owner, "why", p.Why}
+	if c.Resizer != nil {
+		kv = append(kv, "resize", p.Resize.Action, "resizeTarget", p.Resize.Target.String(), "resizeReason", p.Resize.Reason)
+	}
+	if c.Modifier != nil {
+		kv = append(kv, "modify", p.Modify.Action, "modifyTarget", p.Modify.Target, "modifyReason", p.Modify.Reason)
+	}
+	return kv
 }

@@ -21,29 +21,9 @@ import (
 	"sort"
 	"strings"
 	"time"
-)
 
-// auditEntry holds the fields of an audit.k8s.io/v1 Event that the
-// benchmark reads; the Metadata level writes no bodies.
-type auditEntry struct {
-	Stage      string `json:"stage"`
-	RequestURI string `json:"requestURI"`
-	Verb       string `json:"verb"`
-	User       struct {
-		Username string `json:"username"`
-	} `json:"user"`
-	ObjectRef *struct {
-		Resource    string `json:"resource"`
-		Subresource string `json:"subresource"`
-		APIGroup    string `json:"apiGroup"`
-		Namespace   string `json:"namespace"`
-		Name        string `json:"name"`
-	} `json:"objectRef"`
-	ResponseStatus *struct {
-		Code int `json:"code"`
-	} `json:"responseStatus"`
-	StageTimestamp time.Time `json:"stageTimestamp"`
-}
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
+)
 
 // requestKey names a kind of request: verb, resource (with its API group,
 // if any) and subresource. Requests that name no object (discovery,
@@ -85,7 +65,7 @@ type objectRef struct {
 // object, and whether it is a finished request (stage ResponseComplete) of
 // a user that keep accepts.
 func parseAuditLineOf(line []byte, keep func(user string) bool) (request, objectRef, bool, error) {
-	var e auditEntry
+	var e framework.AuditEvent
 	if err := json.Unmarshal(line, &e); err != nil {
 		return request{}, objectRef{}, false, err
 	}
@@ -93,11 +73,9 @@ func parseAuditLineOf(line []byte, keep func(user string) bool) (request, object
 		return request{}, objectRef{}, false, nil
 	}
 	r := request{requestKey: requestKey{Verb: e.Verb}, At: e.StageTimestamp}
+	r.Code = e.ResponseStatus.Code
 	ref := objectRef{User: e.User.Username}
-	if e.ResponseStatus != nil {
-		r.Code = e.ResponseStatus.Code
-	}
-	if o := e.ObjectRef; o != nil && o.Resource != "" {
+	if o := e.ObjectRef; o.Resource != "" {
 		r.Resource, r.Subresource = o.Resource, o.Subresource
 		if o.APIGroup != "" {
 			r.Resource += "." + o.APIGroup

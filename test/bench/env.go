@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -188,28 +187,7 @@ func (r *rig) startIdle(ctx context.Context, s setting, extra ...string) error {
 
 // get fetches a path of the resizer's diagnostics endpoint.
 func (r *rig) get(ctx context.Context, path string) (int, []byte, error) {
-	return httpGet(ctx, r.httpAddr, path)
-}
-
-// httpGet fetches a path of the diagnostics endpoint at addr.
-func httpGet(ctx context.Context, addr, path string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
-	if err != nil {
-		return 0, nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	var b strings.Builder
-	s := bufio.NewScanner(resp.Body)
-	s.Buffer(make([]byte, 1<<20), 1<<20)
-	for s.Scan() {
-		b.WriteString(s.Text())
-		b.WriteByte('\n')
-	}
-	return resp.StatusCode, []byte(b.String()), s.Err()
+	return framework.HTTPGet(ctx, r.httpAddr, path)
 }
 
 // waitIdle waits until the resizer's work queue has been empty for a
@@ -253,7 +231,7 @@ func (r *rig) stopResizer() error {
 func (r *rig) close() {
 	_ = r.stopResizer()
 	if r.driver != nil {
-		r.driver.Proc.Kill()
+		r.driver.Kill()
 	}
 	if r.cluster != nil {
 		r.cluster.Stop()

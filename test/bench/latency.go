@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -91,7 +92,7 @@ func runLatency(ctx context.Context, cfg *config, s setting) (*latencyResult, er
 	if err != nil {
 		return nil, err
 	}
-	calls, err := r.driver.Calls()
+	calls, err := r.driver.Calls(csidriver.MethodExpand)
 	if err != nil {
 		return nil, err
 	}

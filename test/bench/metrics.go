@@ -19,36 +19,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"strings"
 
-	"k8s.io/component-base/metrics/testutil"
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
-
-// The resizer's /metrics are read with the Prometheus text parser, through
-// component-base's testutil.
-
-// parseMetrics returns the samples of text by metric name; a histogram's
-// are under name_bucket, name_sum and name_count. A text that is not of
-// the format is an error: the text is checked first, since
-// testutil.ParseMetrics alone never returns on one.
-func parseMetrics(text string) (testutil.Metrics, error) {
-	if _, err := testutil.TextToMetricFamilies(strings.NewReader(text)); err != nil {
-		return nil, err
-	}
-	m := testutil.NewMetrics()
-	return m, testutil.ParseMetrics(text, &m)
-}
-
-// hasLabels reports whether s carries each of labels with its value.
-func hasLabels(s *testutil.Sample, labels map[string]string) bool {
-	for name, value := range labels {
-		if string(s.Metric[testutil.LabelName(name)]) != value {
-			return false
-		}
-	}
-	return true
-}
 
 // metric returns the value of the sample of the resizer's /metrics named
 // name with labels (and maybe others), and whether it is there.
@@ -58,23 +31,12 @@ func (r *rig) metric(ctx context.Context, name string, labels map[string]string)
 
 // metricAt is rig.metric of the resizer whose diagnostics endpoint is addr.
 func metricAt(ctx context.Context, addr, name string, labels map[string]string) (float64, bool, error) {
-	code, body, err := httpGet(ctx, addr, "/metrics")
+	m, err := framework.ScrapeMetrics(ctx, addr)
 	if err != nil {
 		return 0, false, err
 	}
-	if code != http.StatusOK {
-		return 0, false, fmt.Errorf("/metrics answered %d", code)
-	}
-	m, err := parseMetrics(string(body))
-	if err != nil {
-		return 0, false, fmt.Errorf("/metrics: %w", err)
-	}
-	for _, s := range m[name] {
-		if hasLabels(s, labels) {
-			return float64(s.Value), true, nil
-		}
-	}
-	return 0, false, nil
+	v, ok := framework.MetricValue(m, name, labels)
+	return v, ok, nil
 }
 
 // bytesMetric reads a metric of the resizer that must be there, in bytes.

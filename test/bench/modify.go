@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -152,7 +153,7 @@ func createClasses(ctx context.Context, c kubernetes.Interface) error {
 // readCalls reads the driver's ControllerModifyVolume calls, checks that
 // each carried the parameters of modifyTo, and counts the PVs at modifyTo.
 func (res *modifyResult) readCalls(ctx context.Context, r *rig) ([]framework.Call, error) {
-	calls, err := r.driver.ModifyCalls()
+	calls, err := r.driver.Calls(csidriver.MethodModify)
 	if err != nil {
 		return nil, err
 	}

@@ -99,10 +99,11 @@ func (s *nodesScenario) floor(n int) time.Duration {
 
 // nodesRun is the comparison being run.
 type nodesRun struct {
-	cfg   *config
-	r     *rig
-	cp    controlPlane
-	nodes []string
+	cfg *config
+	r   *rig
+	// apiserver and etcd are the pids of the rig's kube-apiserver and etcd.
+	apiserver, etcd int
+	nodes           []string
 	// ids are the identities of the nodes' resizers.
 	ids []framework.Identity
 	res *nodesResult
@@ -123,9 +124,7 @@ func runNodes(ctx context.Context, cfg *config) (*nodesResult, error) {
 		return nil, err
 	}
 	defer n.r.close()
-	if n.cp, err = findControlPlane(); err != nil {
-		return nil, err
-	}
+	n.apiserver, n.etcd = n.r.cluster.Pids()
 	if err := n.create(ctx); err != nil {
 		return nil, err
 	}

@@ -20,13 +20,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"k8s.io/component-base/metrics/testutil"
+
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
 // apiServerFigures are what kube-apiserver's /metrics say about watches.
@@ -95,51 +95,6 @@ func watchesAdded(before, after apiServerFigures) string {
 	return strings.Join(parts, ", ")
 }
 
-// controlPlane are the pids of the rig's kube-apiserver and etcd.
-type controlPlane struct {
-	apiserver, etcd int
-}
-
-// findControlPlane finds the rig's kube-apiserver and etcd among the
-// children of this process (the framework starts them directly).
-func findControlPlane() (controlPlane, error) {
-	var cp controlPlane
-	self := os.Getpid()
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, path := range stats {
-		text, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		comm, ppid, err := parseStatComm(string(text))
-		if err != nil || ppid != self {
-			continue
-		}
-		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
-		switch comm {
-		case "kube-apiserver":
-			cp.apiserver = pid
-		case "etcd":
-			cp.etcd = pid
-		}
-	}
-	if cp.apiserver == 0 || cp.etcd == 0 {
-		return cp, fmt.Errorf("kube-apiserver (pid %d) or etcd (pid %d) not found among the children of pid %d", cp.apiserver, cp.etcd, self)
-	}
-	return cp, nil
-}
-
-// parseStatComm reads the command name (field 2, in parentheses) and the
-// parent pid of /proc/<pid>/stat.
-func parseStatComm(text string) (comm string, ppid int, err error) {
-	open, end := strings.IndexByte(text, '('), strings.LastIndexByte(text, ')')
-	if open < 0 || end < open {
-		return "", 0, fmt.Errorf("no command name in %q", text)
-	}
-	ppid, _, err = parseStat(text)
-	return text[open+1 : end], ppid, err
-}
-
 // processCPU is utime+stime of pid.
 func processCPU(pid int) (time.Duration, error) {
 	text, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -163,10 +118,10 @@ type sample struct {
 func (n *nodesRun) takeSample(ctx context.Context, f *fleet) (sample, error) {
 	s := sample{At: time.Now()}
 	var err error
-	if s.APIServer, err = processCPU(n.cp.apiserver); err != nil {
+	if s.APIServer, err = processCPU(n.apiserver); err != nil {
 		return s, fmt.Errorf("kube-apiserver: %w", err)
 	}
-	if s.Etcd, err = processCPU(n.cp.etcd); err != nil {
+	if s.Etcd, err = processCPU(n.etcd); err != nil {
 		return s, fmt.Errorf("etcd: %w", err)
 	}
 	if f != nil {
@@ -181,7 +136,7 @@ func (n *nodesRun) takeSample(ctx context.Context, f *fleet) (sample, error) {
 	if err != nil {
 		return s, fmt.Errorf("kube-apiserver /metrics: %w", err)
 	}
-	m, err := parseMetrics(string(body))
+	m, err := framework.ParseMetrics(string(body))
 	if err != nil {
 		return s, fmt.Errorf("kube-apiserver /metrics: %w", err)
 	}

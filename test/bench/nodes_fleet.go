@@ -115,7 +115,7 @@ func (f *fleet) waitReady(ctx context.Context, timeout time.Duration) error {
 			if in.proc.Exited() {
 				return fmt.Errorf("the resizer of %s exited with code %d; see %s", in.name(), in.proc.ExitCode(), in.proc.Log)
 			}
-			code, _, err := httpGet(ctx, in.addr, "/readyz")
+			code, _, err := framework.HTTPGet(ctx, in.addr, "/readyz")
 			if err == nil && code == http.StatusOK {
 				in.ready = time.Now()
 				continue

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-resizer/csi-resizer/pkg/options"
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -156,7 +157,7 @@ func (n *nodesRun) idle(ctx context.Context, sc *nodesScenario, f *fleet, before
 	for i, u := range us {
 		sc.RSS, sc.Anon, sc.Peak, sc.PSS = append(sc.RSS, u.RSS), append(sc.Anon, u.Anon), append(sc.Peak, u.Peak), append(sc.PSS, pss[i])
 	}
-	if u, err := readUsage(n.cp.apiserver); err == nil {
+	if u, err := readUsage(n.apiserver); err == nil {
 		sc.APIServerRSS = u.RSS
 	}
 	leases, err := n.r.admin.CoordinationV1().Leases(resizerNamespace).List(ctx, metav1.ListOptions{
@@ -183,7 +184,7 @@ func (n *nodesRun) idle(ctx context.Context, sc *nodesScenario, f *fleet, before
 func (n *nodesRun) collect(_ context.Context, sc *nodesScenario, f *fleet, tail *auditTail, closesBefore int) error {
 	sc.Requests = count(tail.requests)
 	sc.IdleRequests = count(between(tail.requests, sc.idleFrom, sc.idleTo))
-	calls, err := n.r.driver.Calls()
+	calls, err := n.r.driver.Calls(csidriver.MethodExpand)
 	if err != nil {
 		return err
 	}

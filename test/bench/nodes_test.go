@@ -25,6 +25,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
 func TestParseModes(t *testing.T) {
@@ -159,20 +161,6 @@ func TestParsePss(t *testing.T) {
 	}
 }
 
-func TestParseStatComm(t *testing.T) {
-	comm, ppid, err := parseStatComm("4242 (kube-apiserver) S 4200 4242 4200 0 -1 4194560 1 0 0 0 150 50 0 0 20 0 12 0 1 1 1")
-	if err != nil || comm != "kube-apiserver" || ppid != 4200 {
-		t.Errorf("got %q %d %v", comm, ppid, err)
-	}
-	comm, _, err = parseStatComm("7 (a (b) c) R 1 7 1 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 1 1 1")
-	if err != nil || comm != "a (b) c" {
-		t.Errorf("a name with parentheses: %q %v", comm, err)
-	}
-	if _, _, err := parseStatComm("garbage"); err == nil {
-		t.Error("no command name parsed")
-	}
-}
-
 func TestReadAPIServerFigures(t *testing.T) {
 	text := `# TYPE apiserver_longrunning_requests gauge
 apiserver_longrunning_requests{component="apiserver",group="",resource="persistentvolumeclaims",scope="cluster",subresource="",verb="WATCH",version="v1"} 51
@@ -187,7 +175,7 @@ apiserver_watch_events_sizes_bucket{group="",resource="nodes",version="v1",le="+
 apiserver_watch_events_sizes_sum{group="",resource="nodes",version="v1"} 2048
 apiserver_watch_events_sizes_count{group="",resource="nodes",version="v1"} 5
 `
-	m, err := parseMetrics(text)
+	m, err := framework.ParseMetrics(text)
 	if err != nil {
 		t.Fatal(err)
 	}

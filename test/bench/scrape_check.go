@@ -25,6 +25,7 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
 // checkClaims scrapes once and checks csi_resizer_claims against want: a
@@ -35,7 +36,7 @@ func (r *rig) checkClaims(ctx context.Context, want map[decide.Stage]int) (int, 
 	if err != nil {
 		return 0, err
 	}
-	m, err := parseMetrics(string(text))
+	m, err := framework.ParseMetrics(string(text))
 	if err != nil {
 		return 0, err
 	}

@@ -30,6 +30,8 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 func TestStateOfRotatesOneInTen(t *testing.T) {
@@ -63,14 +65,7 @@ func TestStateOfRotatesOneInTen(t *testing.T) {
 
 // boundAt is a claim as framework.CreateBound leaves it at size.
 func boundAt(size string) *v1.PersistentVolumeClaim {
-	q := resource.MustParse(size)
-	return &v1.PersistentVolumeClaim{
-		Spec: v1.PersistentVolumeClaimSpec{
-			VolumeName: "pv-bench-claim-00000",
-			Resources:  v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: q}},
-		},
-		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound, Capacity: v1.ResourceList{v1.ResourceStorage: q}},
-	}
+	return testobj.Claim(benchNamespace, claimName(0), size, size)
 }
 
 // TestSetNodeStateIsCountedAndLeftAlone checks each state against the code
@@ -121,62 +116,9 @@ csi_resizer_claims_other{driver_name="x"} 7
 workqueue_depth{name="bench.csi.example.com-pvc"} 0
 `
 
-func TestParseMetrics(t *testing.T) {
-	m, err := parseMetrics(metricsText)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := m[claimsMetric]
-	if len(got) != 5 {
-		t.Fatalf("%d samples, want 5: %+v", len(got), got)
-	}
-	if s := got[3]; s.Metric["state"] != "node_infeasible" || s.Metric["operation"] != "resize" || s.Value != 333 {
-		t.Errorf("fourth sample = %+v", s)
-	}
-	if oldest := m["csi_resizer_claim_oldest_seconds"]; len(oldest) != 1 || oldest[0].Value != 612.5 {
-		t.Errorf("oldest = %+v", oldest)
-	}
-	plain, err := parseMetrics("up 1\nupper 2\n")
-	if err != nil || len(plain["up"]) != 1 || plain["up"][0].Value != 1 || len(plain["up"][0].Metric) != 1 {
-		t.Errorf("a series without labels: %+v, %v", plain, err)
-	}
-	escaped, err := parseMetrics(`m{a="x\"y\\z\n",b=""} 3` + "\n")
-	if err != nil || len(escaped["m"]) != 1 || escaped["m"][0].Metric["a"] != "x\"y\\z\n" || escaped["m"][0].Metric["b"] != "" {
-		t.Errorf("escapes: %+v, %v", escaped, err)
-	}
-	for _, bad := range []string{`m{a="x} 1`, `m{a="x"} `, `m{a="x"} one`, `m{a} 1`, `m{a="x\`} {
-		if _, err := parseMetrics(bad + "\n"); err == nil {
-			t.Errorf("%q was accepted", bad)
-		}
-	}
-}
-
-func TestHasLabels(t *testing.T) {
-	m, err := parseMetrics(metricsText)
-	if err != nil {
-		t.Fatal(err)
-	}
-	depth := m["workqueue_depth"][0]
-	for _, tc := range []struct {
-		labels map[string]string
-		want   bool
-	}{
-		{labels: nil, want: true},
-		{labels: map[string]string{"name": "bench.csi.example.com-pvc"}, want: true},
-		{labels: map[string]string{"name": "other-pvc"}, want: false},
-		// A label the sample does not carry reads as empty.
-		{labels: map[string]string{"driver_name": ""}, want: true},
-		{labels: map[string]string{"driver_name": "x"}, want: false},
-	} {
-		if got := hasLabels(depth, tc.labels); got != tc.want {
-			t.Errorf("hasLabels(%v) = %v, want %v", tc.labels, got, tc.want)
-		}
-	}
-}
-
 func TestCheckCounts(t *testing.T) {
 	want := expectedStates(10000)
-	m, err := parseMetrics(metricsText)
+	m, err := framework.ParseMetrics(metricsText)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +134,7 @@ func TestCheckCounts(t *testing.T) {
 		t.Errorf("a missing claim: %v", err)
 	}
 	// The right sum in the wrong states is not what was put there.
-	swapped, _ := parseMetrics(strings.Replace(strings.Replace(metricsText, `"node_pending"} 334`, `"node_pending"} 333`, 1),
+	swapped, _ := framework.ParseMetrics(strings.Replace(strings.Replace(metricsText, `"node_pending"} 334`, `"node_pending"} 333`, 1),
 		`"node_infeasible"} 333`, `"node_infeasible"} 334`, 1))
 	if err := checkCounts(swapped[claimsMetric], driverName, want); err == nil {
 		t.Error("counts in the wrong states were accepted")

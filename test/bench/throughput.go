@@ -24,6 +24,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -105,7 +106,9 @@ func resizeBatch(cfg *config, s setting) batch {
 		send: func(ctx context.Context, r *rig, claim string) error {
 			return framework.Grow(ctx, r.admin, benchNamespace, claim, "2Gi")
 		},
-		calls: func(_ context.Context, r *rig) ([]framework.Call, error) { return r.driver.Calls() },
+		calls: func(_ context.Context, r *rig) ([]framework.Call, error) {
+			return r.driver.Calls(csidriver.MethodExpand)
+		},
 	}
 }
 

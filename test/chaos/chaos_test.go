@@ -117,7 +117,7 @@ func TestChaos(t *testing.T) {
 	for _, i := range classRnd.Perm(n)[:n/3] {
 		classy = append(classy, claims.list[i])
 	}
-	nodeOpts := framework.TestDriverOptions{
+	nodeOpts := framework.DriverOptions{
 		Name: nodeDriver, FailRate: 0.15, HangRate: 0.03, HangFor: 5 * time.Second,
 		Seed: seed + 1_000_000, Modify: true, NodeExpand: true, NodeExpansionRequired: true, NodeID: nodeName,
 	}
@@ -125,7 +125,7 @@ func TestChaos(t *testing.T) {
 
 	start := time.Now()
 	faultsUntil := start.Add(sched.window)
-	driverOpts := framework.TestDriverOptions{
+	driverOpts := framework.DriverOptions{
 		Name: chaosDriver, FailRate: 0.15, HangRate: 0.03, HangFor: 5 * time.Second,
 		Seed: seed, FaultsUntil: faultsUntil, Modify: true,
 	}

@@ -44,7 +44,6 @@ type env struct {
 	ctx        context.Context
 	dir        string
 	tools      framework.Tools
-	driverBin  string
 	cluster    *framework.Cluster
 	kubeconfig string
 }
@@ -54,13 +53,14 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	tools, err := framework.ToolsFromEnv()
 	must(t, err)
-	driverBin, err := framework.TestDriverBinary()
-	must(t, err)
+	if tools.TestDriver == "" {
+		t.Fatal("E2E_TEST_DRIVER must name the csi-test-driver binary; run `make test-chaos`")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	dir, err := os.MkdirTemp("", "chaos-") // short: unix socket paths are limited
 	must(t, err)
-	e := &env{t: t, ctx: ctx, dir: dir, tools: tools, driverBin: driverBin}
+	e := &env{t: t, ctx: ctx, dir: dir, tools: tools}
 	start := time.Now()
 	resizer := framework.ServiceAccount(resizerNamespace, "csi-resizer")
 	e.cluster, err = framework.StartCluster(ctx, tools, dir, resizer)
@@ -83,19 +83,20 @@ func newEnv(t *testing.T) *env {
 
 // startDriver starts csi-test-driver with the claims' volumes in its
 // backend, its socket, state and logs in the test's folder.
-func (e *env) startDriver(o framework.TestDriverOptions, claims []claim) *framework.TestDriver {
+func (e *env) startDriver(o framework.DriverOptions, claims []claim) *framework.Driver {
 	e.t.Helper()
 	return e.startDriverIn(e.dir, o, claims)
 }
 
 // startDriverIn is startDriver with the driver's files in dir.
-func (e *env) startDriverIn(dir string, o framework.TestDriverOptions, claims []claim) *framework.TestDriver {
+func (e *env) startDriverIn(dir string, o framework.DriverOptions, claims []claim) *framework.Driver {
 	e.t.Helper()
 	volumes := map[string]int64{}
 	for _, c := range claims {
 		volumes[c.handle()] = gi(initialGi)
 	}
-	d, err := framework.StartTestDriver(e.ctx, e.driverBin, dir, o, volumes)
+	o.Scripted, o.Volumes = true, volumes
+	d, err := framework.StartDriver(e.ctx, e.tools, dir, o)
 	must(e.t, err)
 	e.t.Cleanup(d.Stop)
 	return d
@@ -103,7 +104,7 @@ func (e *env) startDriverIn(dir string, o framework.TestDriverOptions, claims []
 
 // superviseResizer runs a resizer for the driver, restarted as kubelet
 // restarts a container.
-func (e *env) superviseResizer(name string, d *framework.TestDriver, args ...string) *framework.Supervisor {
+func (e *env) superviseResizer(name string, d *framework.Driver, args ...string) *framework.Supervisor {
 	e.t.Helper()
 	s, err := framework.Supervise(name, time.Second, func(run string) (*framework.Process, error) {
 		return framework.StartResizer(e.tools, e.dir, run, e.kubeconfig, d.Socket, args...)

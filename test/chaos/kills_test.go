@@ -34,7 +34,7 @@ import (
 
 // killResizer sends SIGKILL to the running resizer of the supervisor; with
 // busy, once it has a call in driver (or after a while).
-func (r *chaosRun) killResizer(ctx context.Context, resizer *framework.Supervisor, driver *framework.TestDriver, busy bool) (string, error) {
+func (r *chaosRun) killResizer(ctx context.Context, resizer *framework.Supervisor, driver *framework.Driver, busy bool) (string, error) {
 	how := ""
 	if busy && r.waitBusy(ctx, resizer, driver) {
 		how = ", with a call in the driver"
@@ -56,7 +56,7 @@ func (r *chaosRun) killResizer(ctx context.Context, resizer *framework.Superviso
 // killDriver sends SIGKILL to the driver and starts it again after a
 // random pause of up to driverMaxDown drawn from rnd; before, when set,
 // runs just before the start.
-func (r *chaosRun) killDriver(ctx context.Context, d *framework.TestDriver, rnd *rand.Rand, before func() error) (string, error) {
+func (r *chaosRun) killDriver(ctx context.Context, d *framework.Driver, rnd *rand.Rand, before func() error) (string, error) {
 	d.Kill()
 	runs := d.Lifetimes()
 	down := time.Duration(rnd.Int64N(int64(r.sched.driverMaxDown)))
@@ -80,10 +80,10 @@ func (r *chaosRun) killDriver(ctx context.Context, d *framework.TestDriver, rnd 
 
 // waitBusy waits up to 10s for the running resizer of the supervisor to
 // have a call in driver, and reports whether it had.
-func (r *chaosRun) waitBusy(ctx context.Context, resizer *framework.Supervisor, driver *framework.TestDriver) bool {
+func (r *chaosRun) waitBusy(ctx context.Context, resizer *framework.Supervisor, driver *framework.Driver) bool {
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		_, run := resizer.Current()
-		calls, err := driver.Calls()
+		calls, err := driver.ControllerCalls()
 		if err != nil {
 			return false, nil
 		}

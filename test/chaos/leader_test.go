@@ -69,7 +69,7 @@ func (rs replicas) of(pid int) *framework.Supervisor {
 type election struct {
 	e         *env
 	rs        replicas
-	driver    *framework.TestDriver
+	driver    *framework.Driver
 	claims    *claims
 	leaseName string
 }
@@ -96,7 +96,7 @@ func TestLeaderElection(t *testing.T) {
 	claims, err := createClaims(e.ctx, e.cluster.Admin, "leader", driverName, n)
 	must(t, err)
 	el := &election{e: e, claims: claims, leaseName: "external-resizer-" + strings.ReplaceAll(driverName, ".", "-")}
-	el.driver = e.startDriver(framework.TestDriverOptions{Name: driverName, Latency: 500 * time.Millisecond, FailRate: 0.1, Seed: 7}, claims.list)
+	el.driver = e.startDriver(framework.DriverOptions{Name: driverName, Latency: 500 * time.Millisecond, FailRate: 0.1, Seed: 7}, claims.list)
 	args := []string{
 		"--leader-election", "--leader-election-namespace=" + resizerNamespace,
 		"--leader-election-lease-duration=" + leaseDuration.String(),
@@ -173,7 +173,7 @@ func (el *election) check(t *testing.T) electionCalls {
 	var err error
 	c.terms, err = leaderships(runs)
 	must(t, err)
-	calls, err := el.driver.Calls()
+	calls, err := el.driver.ControllerCalls()
 	must(t, err)
 	saveRuns(t, el.e.dir, map[string][]framework.Lifetime{"resizer": runs, "driver": el.driver.Lifetimes()})
 	var strangers []csidriver.LoggedCall
@@ -269,10 +269,10 @@ func waitLeader(t *testing.T, ctx context.Context, rs replicas, after time.Time,
 }
 
 // waitInFlight waits until pid has a ControllerExpandVolume call running.
-func waitInFlight(t *testing.T, ctx context.Context, d *framework.TestDriver, pid int) {
+func waitInFlight(t *testing.T, ctx context.Context, d *framework.Driver, pid int) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		calls, err := d.Calls()
+		calls, err := d.ControllerCalls()
 		if err != nil {
 			return false, err
 		}

@@ -34,7 +34,7 @@ import (
 
 // refusal is the answer of NodeExpandVolume that makes kubelet mark a claim
 // NodeResizeInfeasible at once (OutOfRange is infeasible for kubelet).
-var refusal = framework.TestAnswer{Code: codes.OutOfRange, Message: "injected: the file system cannot grow to that size"}
+var refusal = framework.Answer{Code: codes.OutOfRange.String(), Message: "injected: the file system cannot grow to that size"}
 
 // recovery is the node share's recovery from sizes the node refuses
 // (KEP-1790; docs/design.md, "Recovery cases", R11 and R12 with its then).

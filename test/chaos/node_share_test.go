@@ -54,8 +54,8 @@ type nodeShare struct {
 	member map[claim]bool
 	// opts are the driver's options from the window on (its first run,
 	// before, mounts the volumes without faults).
-	opts    framework.TestDriverOptions
-	driver  *framework.TestDriver
+	opts    framework.DriverOptions
+	driver  *framework.Driver
 	resizer *framework.Supervisor
 	node    *framework.Node
 	pods    int
@@ -88,11 +88,11 @@ const nodeFaultRate = 0.3
 // recovery); their claims get none of these answers.
 var nodeFaults = []struct {
 	kind   string
-	answer framework.TestAnswer
+	answer framework.Answer
 }{
-	{"Internal", framework.TestAnswer{Code: codes.Internal, Message: "injected: resize2fs failed"}},
-	{"Unavailable", framework.TestAnswer{Code: codes.Unavailable, Message: "injected: node plugin busy"}},
-	{"slow", framework.TestAnswer{Code: codes.OK, Delay: 4 * time.Second}},
+	{"Internal", framework.Answer{Code: codes.Internal.String(), Message: "injected: resize2fs failed"}},
+	{"Unavailable", framework.Answer{Code: codes.Unavailable.String(), Message: "injected: node plugin busy"}},
+	{"slow", framework.Answer{Code: codes.OK.String(), Delay: "4s"}},
 }
 
 // nodeFaultKinds names the kinds of nodeFaults, in order.
@@ -117,7 +117,7 @@ func pickNodeShare(rnd *rand.Rand, n, k int) map[int]bool {
 // that knows it, and pods that mount the claims, claimsPerPod each; it
 // returns once every pod runs. The driver gets o's faults from begin on;
 // recov is fed by the claim watch.
-func (e *env) startNodeShare(o framework.TestDriverOptions, claims []claim, rnd *rand.Rand, recov *recovery) *nodeShare {
+func (e *env) startNodeShare(o framework.DriverOptions, claims []claim, rnd *rand.Rand, recov *recovery) *nodeShare {
 	t := e.t
 	t.Helper()
 	s := &nodeShare{e: e, rnd: rnd, claims: claims, member: map[claim]bool{}, opts: o, armed: map[string]int{}, recovery: recov}
@@ -166,7 +166,7 @@ func (e *env) startNodeShare(o framework.TestDriverOptions, claims []claim, rnd 
 func (s *nodeShare) begin(ctx context.Context, faultsUntil time.Time) error {
 	s.driver.Stop()
 	s.opts.FaultsUntil = faultsUntil
-	s.driver.TestDriverOptions = s.opts
+	s.driver.DriverOptions = s.opts
 	if err := s.driver.Start(ctx); err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ const refusalKind = "OutOfRange"
 // ones apart, replacing the answers of the wave before, and says how many
 // of each kind.
 func (s *nodeShare) armFaults(grown []claim, p recoveryPlan) (string, error) {
-	var answers []framework.TestAnswer
+	var answers []framework.Answer
 	counts := map[string]int{}
 	for _, cl := range p.refuse {
 		a := refusal

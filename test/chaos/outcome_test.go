@@ -37,8 +37,8 @@ type outcome struct {
 	sched      schedule
 	seed       uint64
 	claims     *claims
-	driver     *framework.TestDriver
-	driverOpts framework.TestDriverOptions
+	driver     *framework.Driver
+	driverOpts framework.DriverOptions
 	share      *nodeShare
 	// resizerRuns are the runs of both resizers: of driver and of the node
 	// share's driver.
@@ -102,8 +102,8 @@ type overlapKey struct {
 }
 
 // drivers are the run's two drivers.
-func (o *outcome) drivers() []*framework.TestDriver {
-	return []*framework.TestDriver{o.driver, o.share.driver}
+func (o *outcome) drivers() []*framework.Driver {
+	return []*framework.Driver{o.driver, o.share.driver}
 }
 
 // check reads the final state, the PV and claim watches and the call logs,
@@ -122,7 +122,7 @@ func (o *outcome) check(t *testing.T, e *env, watch *capacityWatch, classes *cla
 		v, err := d.Volumes()
 		must(t, err)
 		maps.Copy(volumes, v)
-		c, err := d.Calls()
+		c, err := d.ControllerCalls()
 		must(t, err)
 		calls = append(calls, c...)
 		driverRuns = append(driverRuns, d.Lifetimes()...)

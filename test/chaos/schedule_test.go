@@ -153,7 +153,7 @@ func mergeSteps(plans ...[]step) []step {
 type chaosRun struct {
 	e       *env
 	rnd     *rand.Rand
-	driver  *framework.TestDriver
+	driver  *framework.Driver
 	resizer *framework.Supervisor
 	claims  *claims
 	sched   schedule

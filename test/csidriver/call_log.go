@@ -80,7 +80,13 @@ type LoggedCall struct {
 	RequiredBytes int64 `json:"requiredBytes"`
 	// Parameters are the mutable parameters a modify call sent.
 	Parameters map[string]string `json:"parameters,omitempty"`
-	Start      time.Time         `json:"start"`
+	// Secrets are the secrets a controller call carried: csi-mock's call
+	// log has them, for the tests that check them; this driver's has not.
+	Secrets map[string]string `json:"secrets,omitempty"`
+	// Delay is, in csi-mock's log of received calls, the scripted delay
+	// the call is held for.
+	Delay string    `json:"delay,omitempty"`
+	Start time.Time `json:"start"`
 	// End is zero while the call runs, and stays zero when the driver died
 	// before the call ended.
 	End        time.Time `json:"end,omitzero"`
@@ -179,7 +185,9 @@ func (l *CallLog) Close() error {
 }
 
 // ReadCallLog reads a call log: one entry per call of any method, the
-// last line logged for it, in order of arrival. A missing file holds no calls.
+// last line logged for it, in order of arrival. A missing file holds no
+// calls. It reads csi-mock's call logs too, whose lines have no Seq: one
+// line a call.
 func ReadCallLog(path string) ([]LoggedCall, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -202,7 +210,7 @@ func ReadCallLog(path string) ([]LoggedCall, error) {
 			c.Method = MethodExpand
 		}
 		k := key{c.Driver, c.Seq}
-		if i, ok := index[k]; ok {
+		if i, ok := index[k]; ok && c.Seq > 0 {
 			calls[i] = merge(calls[i], c)
 			continue
 		}

@@ -116,6 +116,27 @@ func TestReadCallLogMergesLines(t *testing.T) {
 	}
 }
 
+// TestReadCallLogOfCSIMock reads a call log as csi-mock writes it: one
+// line a call, with no driver nor Seq, with secrets, in the order the calls
+// ended. No two lines are merged, and the calls come in order of arrival.
+func TestReadCallLogOfCSIMock(t *testing.T) {
+	path := writeCallLog(t, []byte(`{"method":"ControllerModifyVolume","volumeID":"vol-2","parameters":{"iops":"3000"},"secrets":{"key":"s"},"start":"2026-01-01T00:00:02Z","end":"2026-01-01T00:00:03Z","code":"OK"}
+{"method":"ControllerExpandVolume","volumeID":"vol-1","requiredBytes":2048,"start":"2026-01-01T00:00:01Z","end":"2026-01-01T00:00:04Z","code":"Internal"}
+{"method":"ControllerExpandVolume","volumeID":"vol-1","requiredBytes":2048,"start":"2026-01-01T00:00:05Z","end":"2026-01-01T00:00:06Z","code":"OK","capacityBytes":4096,"nodeExpansionRequired":true}
+`))
+	calls := readCallLog(t, path)
+	if len(calls) != 3 {
+		t.Fatalf("ReadCallLog = %+v, want 3 calls", calls)
+	}
+	first, second, third := calls[0], calls[1], calls[2]
+	if first.Method != MethodExpand || first.Code != "Internal" || second.Method != MethodModify || second.Secrets["key"] != "s" || second.Parameters["iops"] != "3000" {
+		t.Errorf("calls in order of arrival = %+v, %+v, want the failed expansion, then the modification with its secrets", first, second)
+	}
+	if third.CapacityBytes != 4096 || !third.NodeExpansionRequired || !third.Ended() {
+		t.Errorf("last call = %+v, want an answered expansion to 4096 bytes with a node step", third)
+	}
+}
+
 func TestCallLogModifyCalls(t *testing.T) {
 	path, log := openCallLog(t)
 	d, c := dial(t, Config{OnExpandCall: log.Record, OnModifyCall: log.RecordModify})

@@ -56,6 +56,12 @@ type Answer struct {
 	// time.ParseDuration reads it ("2s"); empty means no wait. The wait
 	// ends early when the caller gives up.
 	Delay string `json:"delay,omitempty"`
+	// Size and Capacity are read by csi-mock alone, for
+	// ControllerExpandVolume: an answer with Size ("3Gi") is kept for a call
+	// that asks for that size, and one with Capacity, that lets the call
+	// through, answers that capacity. This driver refuses them.
+	Size     string `json:"size,omitempty"`
+	Capacity string `json:"capacity,omitempty"`
 	// Generation plays no part in the answer. A fault file is read again
 	// only when its content changes: a writer that numbers its writes here
 	// makes a second write of the same answers arm them again.
@@ -195,6 +201,9 @@ func parseAnswers(answers []Answer) ([]scriptedAnswer, error) {
 		}
 		if a.Code == "" {
 			a.Code = codes.OK.String()
+		}
+		if a.Size != "" || a.Capacity != "" {
+			return nil, fmt.Errorf("scripted answer %d: csi-mock's size and capacity are not this driver's", i)
 		}
 		code, err := ParseCode(a.Code)
 		if err != nil {

@@ -160,6 +160,8 @@ func TestScriptRejectsBadAnswers(t *testing.T) {
 	}{
 		{name: "unknown code", answer: Answer{Method: MethodNodeExpand, Code: "Broken"}},
 		{name: "bad delay", answer: Answer{Method: MethodNodeExpand, Delay: "soon"}},
+		{name: "csi-mock's size", answer: Answer{Size: "3Gi"}},
+		{name: "csi-mock's capacity", answer: Answer{Capacity: "3Gi"}},
 		{name: "negative delay", answer: Answer{Method: MethodNodeExpand, Delay: "-1s"}},
 	}
 	for _, tc := range tests {

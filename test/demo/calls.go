@@ -32,11 +32,11 @@ import (
 // log. The controller service is called by the resizer alone, the node
 // service by kubelet alone: the call says who made it.
 var shownMethods = map[string]string{
-	csidriver.MethodExpand:     "csi-resizer",
-	csidriver.MethodModify:     "csi-resizer",
-	framework.MethodStage:      "kubelet",
-	framework.MethodPublish:    "kubelet",
-	framework.MethodNodeExpand: "kubelet",
+	csidriver.MethodExpand:      "csi-resizer",
+	csidriver.MethodModify:      "csi-resizer",
+	csidriver.MethodNodeStage:   "kubelet",
+	csidriver.MethodNodePublish: "kubelet",
+	csidriver.MethodNodeExpand:  "kubelet",
 }
 
 // callLog reads the calls the driver received, from its call log.
@@ -50,7 +50,7 @@ type callLog struct {
 func (l *callLog) next() ([]framework.Call, error) {
 	var calls []framework.Call
 	for _, method := range slices.Sorted(maps.Keys(shownMethods)) {
-		all, err := l.driver.NodeCalls(method)
+		all, err := l.driver.Calls(method)
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +79,7 @@ func describeCall(c framework.Call) string {
 	if c.Code == "OK" && c.CapacityBytes > 0 {
 		answer = append(answer, "capacity "+sizeOf(c.CapacityBytes))
 	}
-	if c.Code == "OK" && c.NodeStep {
+	if c.Code == "OK" && c.NodeExpansionRequired {
 		answer = append(answer, "node expansion required")
 	}
 	return fmt.Sprintf("%s called %s: %s", shownMethods[c.Method], call, strings.Join(answer, ", "))

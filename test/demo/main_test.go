@@ -23,8 +23,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +38,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/csi-resizer/csi-resizer/pkg/plugin"
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
 // runDemo, set in the environment of this test binary, makes it the demo:
@@ -148,24 +148,19 @@ func TestNotRoot(t *testing.T) {
 	}
 }
 
-// checkMetrics scrapes the printed metrics address.
-func checkMetrics(t *testing.T, ctx context.Context, url string) {
+// checkMetrics scrapes the printed metrics address: the resizer serves
+// the families of its resizes, modifications and claims.
+func checkMetrics(t *testing.T, ctx context.Context, metricsURL string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	u, err := url.Parse(metricsURL)
 	must(t, err)
-	resp, err := http.DefaultClient.Do(req)
+	m, err := framework.ScrapeMetrics(ctx, u.Host)
 	if err != nil {
-		t.Fatalf("scrape the printed metrics address %s: %v", url, err)
+		t.Fatalf("scrape the printed metrics address %s: %v", metricsURL, err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	must(t, err)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", url, resp.Status)
-	}
-	for _, family := range []string{"csi_resizer_resize_duration_seconds", "csi_resizer_modify_duration_seconds", "csi_resizer_claims"} {
-		if !bytes.Contains(body, []byte("\n"+family)) {
-			t.Errorf("%s serves no %s", url, family)
+	for _, family := range []string{"csi_resizer_resize_duration_seconds_count", "csi_resizer_modify_duration_seconds_count", "csi_resizer_claims"} {
+		if len(m[family]) == 0 {
+			t.Errorf("%s serves no %s", metricsURL, family)
 		}
 	}
 }

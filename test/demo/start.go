@@ -159,7 +159,7 @@ func (d *demo) stop() {
 		d.node = nil
 	}
 	if d.driver != nil {
-		d.driver.Proc.Kill()
+		d.driver.Kill()
 		d.driver = nil
 	}
 	if d.cluster != nil {

@@ -26,6 +26,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -61,7 +62,7 @@ func TestAnnotateFsResizeThroughKubelet(t *testing.T) {
 	e.grow("data", "3Gi")
 	e.waitClaim("data", "kubelet to finish at 3Gi", finished("3Gi"))
 	e.waitPVAnnotation(v, "")
-	if n := len(e.nodeCalls(framework.MethodNodeExpand, v.Handle)); n != 2 {
+	if n := len(e.nodeCalls(csidriver.MethodNodeExpand, v.Handle)); n != 2 {
 		t.Errorf("NodeExpandVolume calls = %d, want 2", n)
 	}
 }

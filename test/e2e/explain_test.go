@@ -300,8 +300,8 @@ func TestExplainNodePending(t *testing.T) {
 
 	node := e.startNode("node")
 	must(t, e.driver.Script(
-		framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Delay: "1m"},
-		framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Code: "OutOfRange", Message: "resize2fs: no space left on device"}))
+		framework.Answer{Method: csidriver.MethodNodeExpand, VolumeID: v.Handle, Delay: "1m"},
+		framework.Answer{Method: csidriver.MethodNodeExpand, VolumeID: v.Handle, Code: "OutOfRange", Message: "resize2fs: no space left on device"}))
 	_, err := cluster.Admin.CoreV1().Pods(e.ns).Create(e.ctx, podOn(node, "app-2", "data"), metav1.CreateOptions{})
 	must(t, err)
 	e.waitResizeStatus("data", "NodeResizeInProgress")

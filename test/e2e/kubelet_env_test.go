@@ -74,7 +74,7 @@ func (e *env) runPod(node *framework.Node, pod string, claims ...string) {
 // nodeCalls returns the driver's calls of a node method on volume.
 func (e *env) nodeCalls(method, volume string) []framework.Call {
 	e.t.Helper()
-	calls, err := e.driver.NodeCalls(method)
+	calls, err := e.driver.Calls(method)
 	must(e.t, err)
 	var out []framework.Call
 	for _, c := range calls {

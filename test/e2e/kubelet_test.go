@@ -26,6 +26,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -40,7 +41,7 @@ func TestKubeletExpandsMountedVolume(t *testing.T) {
 	e.grow("data", "2Gi")
 
 	e.waitClaim("data", "kubelet to finish the resize", finished("2Gi"))
-	calls := e.nodeCalls(framework.MethodNodeExpand, v.Handle)
+	calls := e.nodeCalls(csidriver.MethodNodeExpand, v.Handle)
 	if len(calls) != 1 || calls[0].RequiredBytes != bytes("2Gi") || calls[0].Code != "OK" {
 		t.Errorf("NodeExpandVolume calls = %+v, want one of 2Gi", calls)
 	}
@@ -60,7 +61,7 @@ func TestKubeletFinishesRoundedSizeAfterNodeFailures(t *testing.T) {
 	node := e.startNode("node")
 	v := e.volume("data", "1Gi")
 	e.runPod(node, "app", "data")
-	busy := framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Code: "Internal", Message: "device is busy"}
+	busy := framework.Answer{Method: csidriver.MethodNodeExpand, VolumeID: v.Handle, Code: "Internal", Message: "device is busy"}
 	must(t, e.driver.Script(busy, busy))
 	statuses := e.watchStatuses("data")
 	e.grow("data", "1500Mi")
@@ -76,7 +77,7 @@ func TestKubeletFinishesRoundedSizeAfterNodeFailures(t *testing.T) {
 		t.Errorf("the claim went through NodeResizeInfeasible: %v", statuses())
 	}
 	var codes []string
-	for _, c := range e.nodeCalls(framework.MethodNodeExpand, v.Handle) {
+	for _, c := range e.nodeCalls(csidriver.MethodNodeExpand, v.Handle) {
 		codes = append(codes, c.Code)
 	}
 	if !slices.Equal(codes, []string{"Internal", "Internal", "OK"}) {
@@ -98,7 +99,7 @@ func TestKubeletNodeOnlyDriver(t *testing.T) {
 	if calls := e.calls(); len(calls) != 0 {
 		t.Errorf("node-only driver got ControllerExpandVolume calls: %+v", calls)
 	}
-	if calls := e.nodeCalls(framework.MethodNodeExpand, v.Handle); len(calls) != 1 || calls[0].RequiredBytes != bytes("2Gi") {
+	if calls := e.nodeCalls(csidriver.MethodNodeExpand, v.Handle); len(calls) != 1 || calls[0].RequiredBytes != bytes("2Gi") {
 		t.Errorf("NodeExpandVolume calls = %+v, want one of 2Gi", calls)
 	}
 	e.checkKubeletQuiet("data")
@@ -123,7 +124,7 @@ func TestKubeletOfflineOnlyDriver(t *testing.T) {
 
 	// An unmount that takes a while, as a real one can: the pod's phase is
 	// terminal long before the volume is unpublished.
-	must(t, e.driver.Script(framework.Answer{Method: framework.MethodUnpublish, VolumeID: v.Handle, Delay: "3s"}))
+	must(t, e.driver.Script(framework.Answer{Method: csidriver.MethodNodeUnpublish, VolumeID: v.Handle, Delay: "3s"}))
 	must(t, framework.DeletePod(e.ctx, cluster.Admin, e.ns, "app"))
 	e.waitClaim("data", "the controller step", func(pvc *v1.PersistentVolumeClaim) bool {
 		return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending
@@ -135,7 +136,7 @@ func TestKubeletOfflineOnlyDriver(t *testing.T) {
 	// kubelet deletes the pod object once the pod's volumes are
 	// unpublished; unstaging the device may end a few milliseconds after
 	// (seen: 9 ms), which nothing in the API shows.
-	unpublished := e.nodeCalls(framework.MethodUnpublish, v.Handle)
+	unpublished := e.nodeCalls(csidriver.MethodNodeUnpublish, v.Handle)
 	if len(unpublished) == 0 {
 		t.Fatalf("no NodeUnpublishVolume of %s before the expansion", v.Handle)
 	}
@@ -161,7 +162,7 @@ func TestKubeletNodeInfeasibleThenLowered(t *testing.T) {
 	node := e.startNode("node")
 	v := e.volume("data", "1Gi")
 	e.runPod(node, "app", "data")
-	must(t, e.driver.Script(framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Code: "OutOfRange", Message: "file system cannot grow to 3Gi"}))
+	must(t, e.driver.Script(framework.Answer{Method: csidriver.MethodNodeExpand, VolumeID: v.Handle, Code: "OutOfRange", Message: "file system cannot grow to 3Gi"}))
 	e.grow("data", "3Gi")
 	e.waitClaim("data", "kubelet to find 3Gi infeasible", func(pvc *v1.PersistentVolumeClaim) bool {
 		return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizeInfeasible
@@ -191,7 +192,7 @@ func TestKubeletNodeInfeasibleThenLowered(t *testing.T) {
 func (e *env) checkNodeExpansions(v framework.Volume, pvc *v1.PersistentVolumeClaim, want ...string) {
 	e.t.Helper()
 	var got []string
-	for _, c := range e.nodeCalls(framework.MethodNodeExpand, v.Handle) {
+	for _, c := range e.nodeCalls(csidriver.MethodNodeExpand, v.Handle) {
 		got = append(got, callOf(c))
 	}
 	if !slices.Equal(got, want) {
@@ -206,7 +207,7 @@ func TestKubeletRestartedDuringNodeExpansion(t *testing.T) {
 	node := e.startNode("node")
 	v := e.volume("data", "1Gi")
 	e.runPod(node, "app", "data")
-	must(t, e.driver.Script(framework.Answer{Method: framework.MethodNodeExpand, VolumeID: v.Handle, Delay: "1m"}))
+	must(t, e.driver.Script(framework.Answer{Method: csidriver.MethodNodeExpand, VolumeID: v.Handle, Delay: "1m"}))
 	e.grow("data", "2Gi")
 	e.waitClaim("data", "kubelet to start the node step", func(pvc *v1.PersistentVolumeClaim) bool {
 		return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizeInProgress
@@ -214,14 +215,14 @@ func TestKubeletRestartedDuringNodeExpansion(t *testing.T) {
 	// kubelet records NodeResizeInProgress before it calls the driver: a
 	// restart in between would send the held call to the new kubelet.
 	e.waitFor("the driver to hold kubelet's NodeExpandVolume call", func() bool {
-		received, err := e.driver.Received(framework.MethodNodeExpand)
+		received, err := e.driver.Received(csidriver.MethodNodeExpand)
 		must(t, err)
 		return slices.ContainsFunc(received, func(c framework.Call) bool { return c.VolumeID == v.Handle && c.Delay != "" })
 	})
 	must(t, node.RestartKubelet(e.ctx))
 
 	e.waitClaim("data", "kubelet to finish after its restart", finished("2Gi"))
-	calls := e.nodeCalls(framework.MethodNodeExpand, v.Handle)
+	calls := e.nodeCalls(csidriver.MethodNodeExpand, v.Handle)
 	if n := len(calls); n < 2 || calls[n-1].Code != "OK" || calls[n-1].RequiredBytes != bytes("2Gi") {
 		t.Errorf("NodeExpandVolume calls = %+v, want the held one, then a successful one of 2Gi", calls)
 	}
@@ -244,7 +245,7 @@ func TestKubeletsExpandSharedVolume(t *testing.T) {
 	e.grow("data", "2Gi")
 
 	e.waitClaim("data", "the first kubelet to finish", finished("2Gi"))
-	calls := e.waitNodeCalls(framework.MethodNodeExpand, v.Handle, 2)
+	calls := e.waitNodeCalls(csidriver.MethodNodeExpand, v.Handle, 2)
 	paths := map[string]bool{}
 	for _, c := range calls {
 		if c.Code == "OK" && c.RequiredBytes == bytes("2Gi") {

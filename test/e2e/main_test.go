@@ -36,6 +36,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -129,34 +130,32 @@ func rbacFile() string {
 
 // env is one test's namespace, StorageClass, driver and resizer.
 type env struct {
-	t       *testing.T
-	ctx     context.Context
-	ns      string
-	class   string
-	dir     string
-	driver  *framework.Driver
-	resizer *framework.Process
-	args    []string
+	t          *testing.T
+	ctx        context.Context
+	ns         string
+	class      string
+	dir        string
+	driverName string
+	driver     *framework.Driver
+	resizer    *framework.Process
+	args       []string
 	// kubeconfig is the resizer's identity: kubeconfig unless changed
 	// before startResizer.
 	kubeconfig string
 }
 
 // newEnv starts a driver with o (its name made unique) and a resizer for it.
+// A test of the scripted driver is skipped without its binary: make
+// test-e2e builds it, a bare go test may not have it.
 func newEnv(t *testing.T, o framework.DriverOptions, resizerArgs ...string) *env {
 	t.Helper()
-	n := counter.Add(1)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	dir, err := os.MkdirTemp("", "e2e-") // short: unix socket paths are limited
-	must(t, err)
-	e := &env{t: t, ctx: ctx, dir: dir, ns: fmt.Sprintf("e2e-%d", n), class: fmt.Sprintf("e2e-%d", n), kubeconfig: kubeconfig}
-	if o.Name == "" {
-		o.Name = fmt.Sprintf("e2e-%d.csi.example.com", n)
+	if o.Scripted && tools.TestDriver == "" {
+		t.Skip("E2E_TEST_DRIVER names no csi-test-driver binary")
 	}
-	must(t, framework.CreateNamespace(ctx, cluster.Admin, e.ns))
-	must(t, framework.CreateClass(ctx, cluster.Admin, e.class, o.Name, nil))
-	e.driver, err = framework.StartDriver(ctx, tools, dir, o)
+	e := newNamespace(t, o.Name)
+	o.Name = e.driverName
+	var err error
+	e.driver, err = framework.StartDriver(e.ctx, tools, e.dir, o)
 	must(t, err)
 	e.args = append([]string{"--retry-interval-start=100ms", "--retry-interval-max=3s", "--v=4"}, resizerArgs...)
 	e.startResizer("resizer")
@@ -164,13 +163,33 @@ func newEnv(t *testing.T, o framework.DriverOptions, resizerArgs ...string) *env
 		if e.resizer != nil {
 			_ = e.resizer.Stop(30 * time.Second)
 		}
-		e.driver.Proc.Kill()
+		e.driver.Kill()
+	})
+	return e
+}
+
+// newNamespace is an env with its namespace and StorageClass of driver
+// (made unique when empty) and its folder, and no driver nor resizer yet.
+func newNamespace(t *testing.T, driver string) *env {
+	t.Helper()
+	n := counter.Add(1)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	dir, err := os.MkdirTemp("", "e2e-") // short: unix socket paths are limited
+	must(t, err)
+	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("logs kept in %s", dir)
 			return
 		}
 		_ = os.RemoveAll(dir)
 	})
+	e := &env{t: t, ctx: ctx, dir: dir, ns: fmt.Sprintf("e2e-%d", n), class: fmt.Sprintf("e2e-%d", n), kubeconfig: kubeconfig, driverName: driver}
+	if e.driverName == "" {
+		e.driverName = fmt.Sprintf("e2e-%d.csi.example.com", n)
+	}
+	must(t, framework.CreateNamespace(ctx, cluster.Admin, e.ns))
+	must(t, framework.CreateClass(ctx, cluster.Admin, e.class, e.driverName, nil))
 	return e
 }
 
@@ -182,11 +201,15 @@ func (e *env) startResizer(name string) *framework.Process {
 	return p
 }
 
-// volume creates a bound claim of size on a fresh mock volume.
+// volume creates a bound claim of size on a fresh mock volume, or on the
+// scripted driver's volume "vol-<claim>".
 func (e *env) volume(claim, size string, edit ...func(*framework.Volume)) framework.Volume {
 	e.t.Helper()
-	handle, err := e.driver.CreateVolume(e.ctx, e.ns+"-"+claim, bytes(size))
-	must(e.t, err)
+	handle, err := "vol-"+claim, error(nil)
+	if !e.driver.Scripted {
+		handle, err = e.driver.CreateVolume(e.ctx, e.ns+"-"+claim, bytes(size))
+		must(e.t, err)
+	}
 	v := framework.Volume{Namespace: e.ns, Claim: claim, Class: e.class, Driver: e.driver.Name, Handle: handle, Size: size}
 	for _, f := range edit {
 		f(&v)
@@ -194,6 +217,15 @@ func (e *env) volume(claim, size string, edit ...func(*framework.Volume)) framew
 	_, err = framework.CreateBound(e.ctx, cluster.Admin, v)
 	must(e.t, err)
 	return v
+}
+
+// scriptedVolumes are the scripted driver's volumes "vol-<claim>" of 1Gi.
+func scriptedVolumes(claims ...string) map[string]int64 {
+	volumes := map[string]int64{}
+	for _, c := range claims {
+		volumes["vol-"+c] = bytes("1Gi")
+	}
+	return volumes
 }
 
 func (e *env) grow(claim, size string) {
@@ -223,9 +255,14 @@ func (e *env) pv(v framework.Volume) *v1.PersistentVolume {
 	return pv
 }
 
-func (e *env) calls() []framework.Call {
+// calls returns the driver's calls of methods (ControllerExpandVolume
+// without any).
+func (e *env) calls(methods ...string) []framework.Call {
 	e.t.Helper()
-	calls, err := e.driver.Calls()
+	if len(methods) == 0 {
+		methods = []string{csidriver.MethodExpand}
+	}
+	calls, err := e.driver.Calls(methods...)
 	must(e.t, err)
 	return calls
 }

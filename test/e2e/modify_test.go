@@ -61,9 +61,7 @@ func (e *env) setClass(claim, class string) {
 
 func (e *env) modifyCalls() []framework.Call {
 	e.t.Helper()
-	calls, err := e.driver.ModifyCalls()
-	must(e.t, err)
-	return calls
+	return e.calls(csidriver.MethodModify)
 }
 
 // pvClass is the PV's spec.volumeAttributesClassName.
@@ -429,8 +427,7 @@ func TestResizeAndModifyAtOnce(t *testing.T) {
 	e.waitClaim("data", "both to finish", func(pvc *v1.PersistentVolumeClaim) bool {
 		return finished("2Gi")(pvc) && modified(gold)(pvc)
 	})
-	calls, err := e.driver.AllCalls()
-	must(t, err)
+	calls := e.calls(csidriver.MethodExpand, csidriver.MethodModify)
 	if len(calls) != 2 || calls[0].Method != csidriver.MethodExpand || calls[1].Method != csidriver.MethodModify {
 		t.Fatalf("driver calls = %+v, want the expansion, then the modification", calls)
 	}

@@ -19,10 +19,8 @@ limitations under the License.
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"maps"
-	"os"
 	"testing"
 	"time"
 
@@ -37,52 +35,27 @@ import (
 // each volume's size and applied parameters: every volume ends at its size
 // and its class's parameters, and no two calls on one volume overlap.
 func TestResizeAndModifyWithTestDriver(t *testing.T) {
-	bin, err := framework.TestDriverBinary()
-	if err != nil {
-		t.Skip(err) // make test-e2e builds it; a bare go test may not have it
-	}
-	n := counter.Add(1)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	dir, err := os.MkdirTemp("", "e2e-")
-	must(t, err)
-	ns, class, name := fmt.Sprintf("e2e-%d", n), fmt.Sprintf("e2e-%d", n), fmt.Sprintf("e2e-%d.csi.example.com", n)
-	must(t, framework.CreateNamespace(ctx, cluster.Admin, ns))
-	must(t, framework.CreateClass(ctx, cluster.Admin, class, name, nil))
-	gold := ns + "-gold"
-	goldParams := map[string]string{"iops": "3000", "tier": "gold"}
-	must(t, framework.CreateAttributesClass(ctx, cluster.Admin, gold, name, goldParams))
-
 	const claims = 6
-	volumes := map[string]int64{}
+	var names []string
 	for i := range claims {
-		volumes[fmt.Sprintf("vol-%d", i)] = bytes("1Gi")
+		names = append(names, fmt.Sprintf("c%d", i))
 	}
+	volumes := scriptedVolumes(names...)
 	// Latency makes overlapping calls visible in the call log.
-	d, err := framework.StartTestDriver(ctx, bin, dir, framework.TestDriverOptions{Name: name, Modify: true, Latency: 300 * time.Millisecond}, volumes)
-	must(t, err)
-	resizer, err := framework.StartResizer(tools, dir, "resizer", kubeconfig, d.Socket, "--retry-interval-start=100ms", "--retry-interval-max=3s", "--v=4")
-	must(t, err)
-	t.Cleanup(func() {
-		_ = resizer.Stop(30 * time.Second)
-		d.Stop()
-		if !t.Failed() {
-			_ = os.RemoveAll(dir)
-		}
-	})
-	for i := range claims {
-		v := framework.Volume{Namespace: ns, Claim: fmt.Sprintf("c%d", i), Class: class, Driver: name, Handle: fmt.Sprintf("vol-%d", i), Size: "1Gi"}
-		_, err := framework.CreateBound(ctx, cluster.Admin, v)
-		must(t, err)
-		must(t, framework.GrowAndSetAttributesClass(ctx, cluster.Admin, ns, v.Claim, "2Gi", gold))
+	e := newEnv(t, framework.DriverOptions{Scripted: true, Volumes: volumes, Modify: true, Latency: 300 * time.Millisecond})
+	goldParams := map[string]string{"iops": "3000", "tier": "gold"}
+	gold := e.attributesClass("gold", goldParams)
+	for _, claim := range names {
+		e.volume(claim, "1Gi")
+		must(t, framework.GrowAndSetAttributesClass(e.ctx, cluster.Admin, e.ns, claim, "2Gi", gold))
 	}
-	for i := range claims {
-		_, err := framework.WaitForClaim(ctx, cluster.Admin, ns, fmt.Sprintf("c%d", i), time.Minute, func(pvc *v1.PersistentVolumeClaim) bool {
+	for _, claim := range names {
+		e.waitClaim(claim, "the resize and modification of "+claim, func(pvc *v1.PersistentVolumeClaim) bool {
 			return finished("2Gi")(pvc) && modified(gold)(pvc)
 		})
-		must(t, err)
 	}
 
+	d := e.driver
 	sizes, err := d.Volumes()
 	must(t, err)
 	params, err := csidriver.ReadVolumeParameters(d.StateFile)
@@ -92,8 +65,7 @@ func TestResizeAndModifyWithTestDriver(t *testing.T) {
 			t.Errorf("volume %s: %d bytes with %v, want 2Gi with %v", id, sizes[id], params[id], goldParams)
 		}
 	}
-	calls, err := d.Calls()
-	must(t, err)
+	calls := e.calls(csidriver.MethodExpand, csidriver.MethodModify)
 	byVolume := map[string][]csidriver.LoggedCall{}
 	for _, c := range calls {
 		byVolume[c.VolumeID] = append(byVolume[c.VolumeID], c)

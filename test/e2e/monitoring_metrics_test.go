@@ -21,7 +21,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -67,16 +66,11 @@ var (
 // does not serve them.
 var targetLabels = map[string]bool{"namespace": true, "container": true, "pod": true, "instance": true, "job": true, "service": true, "endpoint": true}
 
-// parseMetrics reads text with the Prometheus text parser, through
-// component-base's testutil: one sample a series, a histogram's under
-// name_bucket, name_sum and name_count. The text is checked first, since
-// testutil.ParseMetrics alone never returns on a text not of the format.
+// parseMetrics reads text with framework.ParseMetrics: one sample a
+// series, a histogram's under name_bucket, name_sum and name_count.
 func parseMetrics(text string) ([]sample, error) {
-	if _, err := testutil.TextToMetricFamilies(strings.NewReader(text)); err != nil {
-		return nil, err
-	}
-	metrics := testutil.NewMetrics()
-	if err := testutil.ParseMetrics(text, &metrics); err != nil {
+	metrics, err := framework.ParseMetrics(text)
+	if err != nil {
 		return nil, err
 	}
 	var out []sample
@@ -185,18 +179,9 @@ func usedNames(queries []string) []string {
 }
 
 func scrape(ctx context.Context, port int) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(port)+"/metrics", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET /metrics: %s", resp.Status)
+	code, body, err := framework.HTTPGet(ctx, "127.0.0.1:"+strconv.Itoa(port), "/metrics")
+	if err == nil && code != http.StatusOK {
+		err = fmt.Errorf("GET /metrics: answered %d", code)
 	}
 	return string(body), err
 }

@@ -49,11 +49,10 @@ import (
 // node its PV's node affinity pins it to, and by no other; a volume that
 // both nodes can use, or any node, by none.
 func TestNodeDeployment(t *testing.T) {
-	bin, err := framework.TestDriverBinary()
-	if err != nil {
-		t.Skip(err) // make test-e2e builds it; a bare go test may not have it
+	if tools.TestDriver == "" {
+		t.Skip("E2E_TEST_DRIVER names no csi-test-driver binary") // make test-e2e builds it
 	}
-	d := newNodeDeployment(t, bin)
+	d := newNodeDeployment(t)
 	a, b := d.a, d.b
 	// Each step goes on from the claims as the one before left them.
 	step := func(name string, f func(*testing.T)) {
@@ -68,7 +67,7 @@ func TestNodeDeployment(t *testing.T) {
 		d.t = t
 	}
 	for _, l := range []*localNode{a, b} {
-		d.volume(l.claim, pinnedTo(l.name))
+		d.pinnedVolume(l.claim, pinnedTo(l.name))
 	}
 
 	// Each instance expands its node's claim through its node's driver;
@@ -88,7 +87,7 @@ func TestNodeDeployment(t *testing.T) {
 	step("modify", func(t *testing.T) {
 		gold := d.ns + "-gold"
 		params := map[string]string{"tier": "gold"}
-		must(t, framework.CreateAttributesClass(d.ctx, cluster.Admin, gold, d.driver, params))
+		must(t, framework.CreateAttributesClass(d.ctx, cluster.Admin, gold, d.driverName, params))
 		for _, l := range []*localNode{a, b} {
 			must(t, framework.SetAttributesClass(d.ctx, cluster.Admin, d.ns, l.claim, gold))
 		}
@@ -106,8 +105,8 @@ func TestNodeDeployment(t *testing.T) {
 	// A volume both nodes can use (the zone both Nodes carry) and one any
 	// node can use (no affinity) are no instance's.
 	step("refused", func(t *testing.T) {
-		d.volume(unpinnedClaim, nil)
-		d.volume(sharedClaim, framework.RequiredAffinity(in(v1.LabelTopologyZone, d.zone)))
+		d.pinnedVolume(unpinnedClaim, nil)
+		d.pinnedVolume(sharedClaim, framework.RequiredAffinity(in(v1.LabelTopologyZone, d.zone)))
 		// In this order: when both instances have refused the shared claim,
 		// they have seen the unpinned one grown.
 		d.grow(unpinnedClaim, "2Gi")
@@ -150,7 +149,7 @@ func TestNodeDeployment(t *testing.T) {
 	// the label: in when node a gets it, out when it loses it.
 	step("labels", func(t *testing.T) {
 		const local, unlabelled = "local", "unlabelled"
-		d.volume(local, framework.RequiredAffinity(in(localNodeLabel, a.name)))
+		d.pinnedVolume(local, framework.RequiredAffinity(in(localNodeLabel, a.name)))
 		d.grow(local, "2Gi")
 		d.growProbe(a, "4Gi")
 		d.checkUntouched(local, "1Gi")
@@ -160,7 +159,7 @@ func TestNodeDeployment(t *testing.T) {
 
 		// Pinned to node a only while it lacks the label: it comes in when
 		// the label goes, which tells that node a's resizer has seen that.
-		d.volume(unlabelled, framework.RequiredAffinity(in(v1.LabelHostname, a.name),
+		d.pinnedVolume(unlabelled, framework.RequiredAffinity(in(v1.LabelHostname, a.name),
 			v1.NodeSelectorRequirement{Key: localNodeLabel, Operator: v1.NodeSelectorOpDoesNotExist}))
 		d.grow(unlabelled, "2Gi")
 		d.growProbe(a, "5Gi")
@@ -266,13 +265,12 @@ const (
 // nodeDeployment is a namespace, a node-local driver's name, the two nodes
 // it runs on, and the ServiceAccount of its resizers.
 type nodeDeployment struct {
-	// t is the test or step running; root the test, whose cleanup stops
-	// the processes.
-	t, root                 *testing.T
-	ctx                     context.Context
-	ns, class, driver, zone string
-	dir, kubeconfig         string
-	a, b                    *localNode
+	// env's t is the test or step running; root the test, whose cleanup
+	// stops the processes. env has no driver nor resizer of its own.
+	*env
+	root *testing.T
+	zone string
+	a, b *localNode
 }
 
 // localNode is one Node: a real kubelet, the driver's process on it, and
@@ -283,7 +281,7 @@ type localNode struct {
 	// claim is the node's claim of TestNodeDeployment, pinned to it by its
 	// hostname; its volume's handle is its name, as the others'.
 	claim   string
-	driver  *framework.TestDriver
+	driver  *framework.Driver
 	resizer *framework.Process
 	// runs are the resizer's runs so far, resizer the last.
 	runs []*framework.Process
@@ -293,33 +291,20 @@ type localNode struct {
 // rbac-node-deployment.yaml bind.
 const resizerServiceAccount = "csi-resizer"
 
-func newNodeDeployment(t *testing.T, bin string) *nodeDeployment {
+func newNodeDeployment(t *testing.T) *nodeDeployment {
 	t.Helper()
-	n := counter.Add(1)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	dir, err := os.MkdirTemp("", "e2e-") // short: unix socket paths are limited
-	must(t, err)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("logs kept in %s", dir)
-			return
-		}
-		_ = os.RemoveAll(dir)
-	})
-	d := &nodeDeployment{t: t, root: t, ctx: ctx, dir: dir,
-		ns: fmt.Sprintf("e2e-%d", n), class: fmt.Sprintf("e2e-%d", n), driver: fmt.Sprintf("e2e-%d.csi.example.com", n)}
+	d := &nodeDeployment{env: newNamespace(t, ""), root: t}
+	ctx := d.ctx
+	var err error
 	d.zone = d.ns + "-zone"
-	must(t, framework.CreateNamespace(ctx, cluster.Admin, d.ns))
-	must(t, framework.CreateClass(ctx, cluster.Admin, d.class, d.driver, nil))
 	for _, f := range []string{rbacFile(), filepath.Join("..", "..", "deploy", "kubernetes", "rbac-node-deployment.yaml")} {
 		must(t, framework.BindRBAC(ctx, cluster.Admin, f, d.ns))
 	}
 	d.kubeconfig, err = cluster.ServiceAccountKubeconfig(ctx, d.ns, resizerServiceAccount)
 	must(t, err)
 
-	d.a = d.startNode(bin, "a", "mine-a", "local", "unlabelled")
-	d.b = d.startNode(bin, "b", "mine-b")
+	d.a = d.startNode("a", "mine-a", "local", "unlabelled")
+	d.b = d.startNode("b", "mine-b")
 	for _, l := range []*localNode{d.a, d.b} {
 		must(t, framework.LabelNode(ctx, cluster.Admin, l.name, v1.LabelTopologyZone, d.zone))
 	}
@@ -332,7 +317,7 @@ func newNodeDeployment(t *testing.T, bin string) *nodeDeployment {
 // startNode starts the driver's process for the node <namespace>-<suffix>,
 // knowing volumes of 1Gi (the first is the node's claim), then the node's
 // kubelet, and registers the driver with it.
-func (d *nodeDeployment) startNode(bin, suffix string, volumes ...string) *localNode {
+func (d *nodeDeployment) startNode(suffix string, volumes ...string) *localNode {
 	d.t.Helper()
 	l := &localNode{name: d.ns + "-" + suffix, dir: filepath.Join(d.dir, suffix), claim: volumes[0]}
 	sizes := map[string]int64{}
@@ -342,10 +327,10 @@ func (d *nodeDeployment) startNode(bin, suffix string, volumes ...string) *local
 	driverDir := filepath.Join(l.dir, "driver")
 	must(d.t, os.MkdirAll(driverDir, 0o750))
 	var err error
-	l.driver, err = framework.StartTestDriver(d.ctx, bin, driverDir, framework.TestDriverOptions{Name: d.driver, Modify: true, NodeID: l.name}, sizes)
+	l.driver, err = framework.StartDriver(d.ctx, tools, driverDir, framework.DriverOptions{Scripted: true, Volumes: sizes, Name: d.driverName, Modify: true, NodeID: l.name})
 	must(d.t, err)
 	d.root.Cleanup(l.driver.Stop)
-	startNode(d.t, d.ctx, filepath.Join(l.dir, "node"), l.name, d.driver, l.driver.Socket)
+	startNode(d.t, d.ctx, filepath.Join(l.dir, "node"), l.name, d.driverName, l.driver.Socket)
 	return l
 }
 
@@ -364,27 +349,15 @@ func (d *nodeDeployment) startResizer(l *localNode) {
 
 // volume creates a bound claim of 1Gi on the volume whose handle is its
 // name, with the PV's node affinity.
-func (d *nodeDeployment) volume(claim string, affinity *v1.VolumeNodeAffinity) {
+func (d *nodeDeployment) pinnedVolume(claim string, affinity *v1.VolumeNodeAffinity) {
 	d.t.Helper()
 	_, err := framework.CreateBound(d.ctx, cluster.Admin, framework.Volume{Namespace: d.ns, Claim: claim, Class: d.class,
-		Driver: d.driver, Handle: claim, Size: "1Gi", NodeAffinity: affinity})
+		Driver: d.driverName, Handle: claim, Size: "1Gi", NodeAffinity: affinity})
 	must(d.t, err)
 }
 
 func (d *nodeDeployment) pvName(claim string) string {
 	return framework.Volume{Namespace: d.ns, Claim: claim}.PVName()
-}
-
-func (d *nodeDeployment) grow(claim, size string) {
-	d.t.Helper()
-	must(d.t, framework.Grow(d.ctx, cluster.Admin, d.ns, claim, size))
-}
-
-func (d *nodeDeployment) waitClaim(claim, what string, cond func(*v1.PersistentVolumeClaim) bool) {
-	d.t.Helper()
-	if _, err := framework.WaitForClaim(d.ctx, cluster.Admin, d.ns, claim, time.Minute, cond); err != nil {
-		d.t.Fatalf("waiting for %s: %v", what, err)
-	}
 }
 
 // growProbe grows l's claim to size and waits until it is finished: once it
@@ -412,7 +385,7 @@ func (d *nodeDeployment) checkUntouched(claim, capacity string) {
 // of l's resizer; it returns them.
 func (d *nodeDeployment) checkCalls(l *localNode, method string, want ...string) []csidriver.LoggedCall {
 	d.t.Helper()
-	all, err := l.driver.Calls()
+	all, err := l.driver.ControllerCalls()
 	must(d.t, err)
 	pids := map[int]bool{}
 	for _, p := range l.runs {
@@ -458,13 +431,6 @@ func (d *nodeDeployment) waitLog(l *localNode, what string, texts ...string) {
 	if err != nil {
 		d.t.Fatalf("waiting for %s in %s: %v", what, l.resizer.Log, err)
 	}
-}
-
-func (d *nodeDeployment) events(claim string) string {
-	d.t.Helper()
-	evs, err := framework.Events(d.ctx, cluster.Admin, d.ns, claim)
-	must(d.t, err)
-	return strings.Join(evs, "\n")
 }
 
 // waitConflicts waits until the shared claim has the NodeAffinityConflict

@@ -20,9 +20,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,69 +34,19 @@ import (
 // allocationUnit is the test driver's: 2Gi asked for gives 2304Mi.
 const allocationUnit = 768 << 20
 
-// quotaEnv is a namespace with a ResourceQuota on requests.storage, a
-// csi-test-driver process that allocates whole units, and a resizer.
-type quotaEnv struct {
-	t      *testing.T
-	ctx    context.Context
-	ns     string
-	class  string
-	dir    string
-	driver *framework.TestDriver
-}
-
-func newQuotaEnv(t *testing.T, hard string, nodeStep bool) *quotaEnv {
+// newQuotaEnv is a namespace with a ResourceQuota on requests.storage, a
+// scripted driver that allocates whole units, with the volumes vol-data
+// and vol-probe, and a resizer.
+func newQuotaEnv(t *testing.T, hard string, nodeStep bool) *env {
 	t.Helper()
-	bin, err := framework.TestDriverBinary()
-	if err != nil {
-		t.Skip(err) // make test-e2e builds it; a bare go test may not have it
-	}
-	n := counter.Add(1)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	dir, err := os.MkdirTemp("", "e2e-")
-	must(t, err)
-	e := &quotaEnv{t: t, ctx: ctx, ns: fmt.Sprintf("e2e-%d", n), class: fmt.Sprintf("e2e-%d", n), dir: dir}
-	name := fmt.Sprintf("e2e-%d.csi.example.com", n)
-	must(t, framework.CreateNamespace(ctx, cluster.Admin, e.ns))
-	must(t, framework.CreateClass(ctx, cluster.Admin, e.class, name, nil))
-	must(t, framework.CreateStorageQuota(ctx, cluster.Admin, e.ns, "storage", hard))
-	e.driver, err = framework.StartTestDriver(ctx, bin, dir, framework.TestDriverOptions{Name: name,
-		NodeExpansionRequired: nodeStep, NodeExpand: nodeStep, AllocationUnit: allocationUnit}, map[string]int64{"vol-data": bytes("1Gi"), "vol-probe": bytes("1Gi")})
-	must(t, err)
-	resizer, err := framework.StartResizer(tools, dir, "resizer", kubeconfig, e.driver.Socket, "--retry-interval-start=100ms", "--retry-interval-max=3s", "--v=4")
-	must(t, err)
-	t.Cleanup(func() {
-		_ = resizer.Stop(30 * time.Second)
-		e.driver.Stop()
-		if t.Failed() {
-			t.Logf("logs kept in %s", dir)
-			return
-		}
-		_ = os.RemoveAll(dir)
-	})
+	e := newEnv(t, framework.DriverOptions{Scripted: true, Volumes: scriptedVolumes("data", "probe"),
+		NodeExpansionRequired: nodeStep, NodeExpand: nodeStep, AllocationUnit: allocationUnit})
+	must(t, framework.CreateStorageQuota(e.ctx, cluster.Admin, e.ns, "storage", hard))
 	return e
 }
 
-func (e *quotaEnv) volume(claim string) framework.Volume {
-	e.t.Helper()
-	v := framework.Volume{Namespace: e.ns, Claim: claim, Class: e.class, Driver: e.driver.Name, Handle: "vol-" + claim, Size: "1Gi"}
-	_, err := framework.CreateBound(e.ctx, cluster.Admin, v)
-	must(e.t, err)
-	return v
-}
-
-func (e *quotaEnv) waitClaim(claim, what string, cond func(*v1.PersistentVolumeClaim) bool) *v1.PersistentVolumeClaim {
-	e.t.Helper()
-	pvc, err := framework.WaitForClaim(e.ctx, cluster.Admin, e.ns, claim, time.Minute, cond)
-	if err != nil {
-		e.t.Fatalf("waiting for %s: %v", what, err)
-	}
-	return pvc
-}
-
 // waitUsed waits until the quota charges want for requests.storage.
-func (e *quotaEnv) waitUsed(want, when string) {
+func (e *env) waitUsed(want, when string) {
 	e.t.Helper()
 	var used resource.Quantity
 	err := wait.PollUntilContextTimeout(e.ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -113,12 +60,10 @@ func (e *quotaEnv) waitUsed(want, when string) {
 }
 
 // callsFor is how many ControllerExpandVolume calls volumeID got.
-func (e *quotaEnv) callsFor(volumeID string) int {
+func (e *env) callsFor(volumeID string) int {
 	e.t.Helper()
-	calls, err := e.driver.Calls()
-	must(e.t, err)
 	n := 0
-	for _, c := range calls {
+	for _, c := range e.calls() {
 		if c.VolumeID == volumeID && c.Ended() {
 			n++
 		}
@@ -147,7 +92,7 @@ func TestQuotaChargesDriverCapacity(t *testing.T) {
 	for _, nodeStep := range []bool{false, true} {
 		t.Run(map[bool]string{false: "controller only", true: "through kubelet"}[nodeStep], func(t *testing.T) {
 			e := newQuotaEnv(t, "10Gi", nodeStep)
-			e.volume("data")
+			e.volume("data", "1Gi")
 			e.waitUsed("1Gi", "after the claim's creation")
 			must(t, framework.Grow(e.ctx, cluster.Admin, e.ns, "data", "2Gi"))
 
@@ -156,7 +101,7 @@ func TestQuotaChargesDriverCapacity(t *testing.T) {
 					return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimNodeResizePending && allocated("2Gi")(pvc)
 				})
 				e.waitUsed("2Gi", "while node expansion is pending")
-				e.runPodOnNode("data")
+				e.runPod(e.startNode("node"), "app", "data")
 			}
 			pvc := e.waitClaim("data", "the resize to finish", func(pvc *v1.PersistentVolumeClaim) bool {
 				return finished("2304Mi")(pvc) && allocated("2304Mi")(pvc)
@@ -166,7 +111,7 @@ func TestQuotaChargesDriverCapacity(t *testing.T) {
 			// A request within the driver's capacity: nothing to do. Another
 			// claim resized after it shows that the resizer has seen it.
 			must(t, framework.Grow(e.ctx, cluster.Admin, e.ns, "data", "2200Mi"))
-			e.volume("probe")
+			e.volume("probe", "1Gi")
 			must(t, framework.Grow(e.ctx, cluster.Admin, e.ns, "probe", "1536Mi"))
 			e.waitClaim("probe", "the probe's resize", func(pvc *v1.PersistentVolumeClaim) bool {
 				return allocated("1536Mi")(pvc) && framework.ResizeStatus(pvc) != v1.PersistentVolumeClaimControllerResizeInProgress
@@ -187,16 +132,6 @@ func TestQuotaChargesDriverCapacity(t *testing.T) {
 	}
 }
 
-// runPodOnNode starts a real kubelet with the test driver and a pod there
-// that mounts claim.
-func (e *quotaEnv) runPodOnNode(claim string) {
-	e.t.Helper()
-	node := startNode(e.t, e.ctx, filepath.Join(e.dir, "node"), e.ns+"-node", e.driver.Name, e.driver.Socket)
-	if _, err := framework.RunPod(e.ctx, cluster.Admin, e.ns, "app", node.Name, claim); err != nil {
-		e.t.Fatalf("%v (kubelet log: %s)", err, node.Kubelet.Log)
-	}
-}
-
 // TestQuotaChargesBeyondItsHardLimit: the driver's capacity is above the
 // quota's hard limit. kube-apiserver admits the claim's status write
 // anyway (the quota admission checks the hard limit on writes of claims,
@@ -204,7 +139,7 @@ func (e *quotaEnv) runPodOnNode(claim string) {
 // size allocated, and the quota's usage goes beyond its hard limit.
 func TestQuotaChargesBeyondItsHardLimit(t *testing.T) {
 	e := newQuotaEnv(t, "2Gi", false)
-	e.volume("data")
+	e.volume("data", "1Gi")
 	must(t, framework.Grow(e.ctx, cluster.Admin, e.ns, "data", "2Gi"))
 	e.waitClaim("data", "the resize to finish", func(pvc *v1.PersistentVolumeClaim) bool {
 		return finished("2304Mi")(pvc) && allocated("2304Mi")(pvc)

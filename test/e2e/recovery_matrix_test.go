@@ -21,6 +21,7 @@ package e2e
 import (
 	"testing"
 
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -55,8 +56,8 @@ func TestRecoveryMatrix(t *testing.T) {
 var (
 	controllerFinal      = refuse("", "Internal", "3Gi", "4Gi")
 	controllerInfeasible = refuse("", "OutOfRange", "3Gi", "4Gi")
-	nodeFinal            = refuse(framework.MethodNodeExpand, "Internal", "3Gi", "4Gi")
-	nodeInfeasible       = refuse(framework.MethodNodeExpand, "OutOfRange", "3Gi", "4Gi")
+	nodeFinal            = refuse(csidriver.MethodNodeExpand, "Internal", "3Gi", "4Gi")
+	nodeInfeasible       = refuse(csidriver.MethodNodeExpand, "OutOfRange", "3Gi", "4Gi")
 	// controllerUncertain: the backend takes a while, the driver's calls
 	// time out four times (each after a second) before 3Gi succeeds.
 	controllerUncertain = repeat(4, framework.Answer{Size: "3Gi", Code: "DeadlineExceeded", Delay: "1s", Message: "the backend is still growing the volume"})

@@ -28,6 +28,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -216,7 +217,7 @@ func (e *env) runRow(c *matrixCase) {
 			checkAtOnce(t, controller, s.request, changed[n])
 		}
 	}
-	node := callsOf(e.nodeCalls(framework.MethodNodeExpand, c.v.Handle), callOf)
+	node := callsOf(e.nodeCalls(csidriver.MethodNodeExpand, c.v.Handle), callOf)
 	switch {
 	case !c.rwx && !matchRuns(node, c.node):
 		t.Errorf("NodeExpandVolume calls = %v, want %v", node, c.node)

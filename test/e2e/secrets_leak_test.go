@@ -116,7 +116,7 @@ func TestSecretsNeverLeakAtV10(t *testing.T) {
 	// Reported apart: the driver legitimately receives the secrets; a driver that logs them is the
 	// driver's business, not the resizer's.
 	for i, d := range drivers {
-		for _, f := range []string{d.Proc.Log, filepath.Join(filepath.Dir(d.Socket), "calls.jsonl")} {
+		for _, f := range []string{d.Log(), d.CallLog} {
 			s := fileSource(t, fmt.Sprintf("driver %d %s", i+1, filepath.Base(f)), f)
 			t.Logf("not asserted (the driver is the secrets' destination): %s, %d lines, %d hits", s.name, s.lines, len(s.search(needles)))
 		}

@@ -22,20 +22,17 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 // CreateAttributesClass creates a VolumeAttributesClass of driver.
 func CreateAttributesClass(ctx context.Context, c kubernetes.Interface, name, driver string, params map[string]string) error {
-	_, err := c.StorageV1().VolumeAttributesClasses().Create(ctx, &storagev1.VolumeAttributesClass{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		DriverName: driver,
-		Parameters: params,
-	}, metav1.CreateOptions{})
+	_, err := c.StorageV1().VolumeAttributesClasses().Create(ctx, testobj.AttributesClass(name, driver, params), metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("create VolumeAttributesClass %s: %w", name, err)
 	}

@@ -25,17 +25,21 @@ import (
 	"time"
 )
 
-// AuditEvent is what the suite reads of one request in the API server's
+// AuditEvent is what the suite and the benchmark read of one request in the API server's
 // audit log: who did what to which object, and for the writes of claims
 // the object the API server answered (see auditPolicy).
 type AuditEvent struct {
-	Verb      string `json:"verb"`
-	UserAgent string `json:"userAgent"`
-	User      struct {
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	UserAgent  string `json:"userAgent"`
+	User       struct {
 		Username string `json:"username"`
 	} `json:"user"`
+	// ObjectRef is empty for requests that name no object (discovery,
+	// /version).
 	ObjectRef struct {
 		Resource    string `json:"resource"`
+		APIGroup    string `json:"apiGroup"`
 		Namespace   string `json:"namespace"`
 		Name        string `json:"name"`
 		Subresource string `json:"subresource"`

@@ -18,13 +18,8 @@ package framework
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
-
-	"github.com/container-storage-interface/spec/lib/go/csi"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 )
 
 // Parallel runs do(i) for i in [0, n) on the given number of goroutines and
@@ -56,34 +51,4 @@ func Parallel(ctx context.Context, n, goroutines int, do func(ctx context.Contex
 	}
 	wg.Wait()
 	return context.Cause(ctx)
-}
-
-// CreateVolumes creates n volumes of size bytes in the mock, named
-// <prefix>-<i>, over one connection, and returns their ids in order: for
-// benchmarks that need hundreds of volumes.
-func (d *Driver) CreateVolumes(ctx context.Context, prefix string, n int, size int64, goroutines int) ([]string, error) {
-	conn, err := grpc.NewClient("unix://"+d.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	client := csi.NewControllerClient(conn)
-	ids := make([]string, n)
-	err = Parallel(ctx, n, goroutines, func(ctx context.Context, i int) error {
-		name := fmt.Sprintf("%s-%d", prefix, i)
-		resp, err := client.CreateVolume(ctx, &csi.CreateVolumeRequest{
-			Name:          name,
-			CapacityRange: &csi.CapacityRange{RequiredBytes: size},
-			VolumeCapabilities: []*csi.VolumeCapability{{
-				AccessType: &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{}},
-				AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER},
-			}},
-		})
-		if err != nil {
-			return fmt.Errorf("create volume %s in %s: %w", name, d.Name, err)
-		}
-		ids[i] = resp.GetVolume().GetVolumeId()
-		return nil
-	}, nil)
-	return ids, err
 }

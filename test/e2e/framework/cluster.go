@@ -41,6 +41,9 @@ type Tools struct {
 	ResizerUser *syscall.Credential
 	// Kubelet, CRIFake and Registrar make a node (see StartNode).
 	Kubelet, CRIFake, Registrar string
+	// TestDriver is the csi-test-driver binary (test/cmd/csi-test-driver),
+	// named by E2E_TEST_DRIVER, for DriverOptions.Scripted; "" without it.
+	TestDriver string
 }
 
 // ToolsFromEnv finds the binaries: E2E_TOOLS_DIR (built by
@@ -52,20 +55,24 @@ func ToolsFromEnv() (Tools, error) {
 		return Tools{}, fmt.Errorf("E2E_TOOLS_DIR and E2E_RESIZER must name the tools and the resizer binary; run `make test-e2e`")
 	}
 	t := Tools{
-		Etcd:      filepath.Join(dir, "etcd"),
-		APIServer: filepath.Join(dir, "kube-apiserver"),
-		CSIMock:   filepath.Join(dir, "csi-mock"),
-		Helm:      filepath.Join(dir, "helm"),
-		Promtool:  filepath.Join(dir, "promtool"),
-		Kubelet:   filepath.Join(dir, "kubelet"),
-		CRIFake:   filepath.Join(dir, "cri-fake"),
-		Registrar: filepath.Join(dir, "csi-registrar"),
-		Resizer:   resizer,
+		Etcd:       filepath.Join(dir, "etcd"),
+		APIServer:  filepath.Join(dir, "kube-apiserver"),
+		CSIMock:    filepath.Join(dir, "csi-mock"),
+		Helm:       filepath.Join(dir, "helm"),
+		Promtool:   filepath.Join(dir, "promtool"),
+		Kubelet:    filepath.Join(dir, "kubelet"),
+		CRIFake:    filepath.Join(dir, "cri-fake"),
+		Registrar:  filepath.Join(dir, "csi-registrar"),
+		Resizer:    resizer,
+		TestDriver: os.Getenv("E2E_TEST_DRIVER"),
 	}
 	// helm and promtool are only needed by the chart tests (make demo builds
 	// neither), the node's tools only by StartNode; they fail on their own,
 	// naming the tool, when it is missing.
-	for _, bin := range []string{t.Etcd, t.APIServer, t.CSIMock, t.Resizer} {
+	for _, bin := range []string{t.Etcd, t.APIServer, t.CSIMock, t.Resizer, t.TestDriver} {
+		if bin == "" {
+			continue
+		}
 		if _, err := os.Stat(bin); err != nil {
 			return Tools{}, fmt.Errorf("missing binary: %w", err)
 		}
@@ -95,6 +102,9 @@ type Cluster struct {
 	apiserver   *Process
 	tokens      []Identity
 }
+
+// Pids are the process ids of kube-apiserver and etcd.
+func (c *Cluster) Pids() (apiserver, etcd int) { return c.apiserver.Pid(), c.etcd.Pid() }
 
 // StartCluster starts etcd and kube-apiserver in dir; extra identities
 // get tokens the server accepts.

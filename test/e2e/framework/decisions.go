@@ -26,12 +26,16 @@ import (
 	"strings"
 )
 
-// Decision is one "Decided" entry of the resizer's log, which the resizer
-// writes at --v=4 each time it has looked at a claim and decided what to do
-// with one operation, before it does it.
+// Decision is one job's part of a "Decided" entry of the resizer's log,
+// which the resizer writes at --v=4 each time it has made a claim's plan
+// (decide.Claim), before it acts on it: one entry gives a Decision for each
+// job the resizer does.
 type Decision struct {
 	// Claim is the claim's namespace/name.
 	Claim string
+	// Next, Owner and Why are the plan's: the job whose step runs now,
+	// who owns the next step, and why (decide.Job, Owner and Why).
+	Next, Owner, Why string
 	// Operation is "resize" or "modify".
 	Operation string
 	// Action is what the resizer decided: "none", "modify", "cancel",
@@ -77,26 +81,33 @@ func Decisions(log string, offset int64) ([]Decision, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d, ok := parseDecision(string(bytes.TrimRight(line, "\n"))); ok {
-			out = append(out, d)
-		}
+		out = append(out, parseDecisions(string(bytes.TrimRight(line, "\n")))...)
 	}
 }
 
-// parseDecision reads a klog text line such as
+// parseDecisions reads a klog text line such as
 //
-//	I1124 08:19:23.711767   27769 sync.go:122] "Decided" pvc="ns/data" operation="modify" action="none" target="" reason="..."
-func parseDecision(line string) (Decision, bool) {
+//	I1124 08:19:23.711767   27769 plan.go:57] "Decided" pvc="ns/data" next="none" owner="nobody" why="settled" resize="none" resizeTarget="0" resizeReason="..." modify="none" modifyTarget="" modifyReason="..."
+//
+// into a Decision for each job it names; none for any other line.
+func parseDecisions(line string) []Decision {
 	const msg = `] "Decided" `
 	i := strings.Index(line, msg)
 	if i < 0 {
-		return Decision{}, false
+		return nil
 	}
 	kv, ok := keysAndValues(line[i+len(msg):])
 	if !ok {
-		return Decision{}, false
+		return nil
 	}
-	return Decision{Claim: kv["pvc"], Operation: kv["operation"], Action: kv["action"], Target: kv["target"], Reason: kv["reason"]}, true
+	var out []Decision
+	for _, op := range []string{"resize", "modify"} {
+		if action, ok := kv[op]; ok {
+			out = append(out, Decision{Claim: kv["pvc"], Next: kv["next"], Owner: kv["owner"], Why: kv["why"],
+				Operation: op, Action: action, Target: kv[op+"Target"], Reason: kv[op+"Reason"]})
+		}
+	}
+	return out
 }
 
 // keysAndValues reads klog's key="quoted value" key=bare pairs.

@@ -22,13 +22,13 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 // Volume describes a bound claim and PV to create.
@@ -51,24 +51,12 @@ type Volume struct {
 	NodeAffinity *v1.VolumeNodeAffinity
 }
 
-func (v Volume) accessModes() []v1.PersistentVolumeAccessMode {
-	if len(v.AccessModes) == 0 {
-		return []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}
-	}
-	return v.AccessModes
-}
-
 // PVName is the name of the claim's PV.
-func (v Volume) PVName() string { return "pv-" + v.Namespace + "-" + v.Claim }
+func (v Volume) PVName() string { return testobj.PVName(v.Namespace, v.Claim) }
 
 // CreateClass creates an expandable StorageClass of driver.
 func CreateClass(ctx context.Context, c kubernetes.Interface, name, driver string, params map[string]string) error {
-	_, err := c.StorageV1().StorageClasses().Create(ctx, &storagev1.StorageClass{
-		ObjectMeta:           metav1.ObjectMeta{Name: name},
-		Provisioner:          driver,
-		Parameters:           params,
-		AllowVolumeExpansion: ptr.To(true),
-	}, metav1.CreateOptions{})
+	_, err := c.StorageV1().StorageClasses().Create(ctx, testobj.StorageClass(name, driver, params), metav1.CreateOptions{})
 	return err
 }
 
@@ -85,46 +73,29 @@ func CreateNamespace(ctx context.Context, c kubernetes.Interface, name string) e
 // CreateBound creates the claim and its PV, bound to each other, as the
 // PV controller and a provisioner would leave them.
 func CreateBound(ctx context.Context, c kubernetes.Interface, v Volume) (*v1.PersistentVolumeClaim, error) {
-	size := resource.MustParse(v.Size)
-	pvc, err := c.CoreV1().PersistentVolumeClaims(v.Namespace).Create(ctx, &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: v.Claim, Annotations: v.Annotations},
-		Spec: v1.PersistentVolumeClaimSpec{
-			AccessModes:               v.accessModes(),
-			StorageClassName:          ptr.To(v.Class),
-			VolumeName:                v.PVName(),
-			VolumeAttributesClassName: optional(v.AttributesClass),
-			Resources:                 v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: size}},
-		},
-	}, metav1.CreateOptions{})
+	opts := []testobj.ClaimOpt{testobj.InStorageClass(v.Class), testobj.AttributesClasses(v.AttributesClass, v.AttributesClass)}
+	if len(v.AccessModes) > 0 {
+		opts = append(opts, testobj.AccessModes(v.AccessModes...))
+	}
+	for k, val := range v.Annotations {
+		opts = append(opts, testobj.Annotated(k, val))
+	}
+	want := testobj.Claim(v.Namespace, v.Claim, v.Size, v.Size, opts...)
+	want.UID = "" // the API server's
+	pvc, err := c.CoreV1().PersistentVolumeClaims(v.Namespace).Create(ctx, want, metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("create claim %s/%s: %w", v.Namespace, v.Claim, err)
 	}
-	pv := &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: v.PVName()},
-		Spec: v1.PersistentVolumeSpec{
-			Capacity:                      v1.ResourceList{v1.ResourceStorage: size},
-			AccessModes:                   v.accessModes(),
-			StorageClassName:              v.Class,
-			VolumeAttributesClassName:     optional(v.AttributesClass),
-			PersistentVolumeReclaimPolicy: v1.PersistentVolumeReclaimDelete,
-			NodeAffinity:                  v.NodeAffinity,
-			ClaimRef:                      &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: v.Namespace, Name: v.Claim, UID: pvc.UID},
-			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
-				Driver: v.Driver, VolumeHandle: v.Handle, FSType: "ext4", ControllerExpandSecretRef: v.SecretRef,
-			}},
-		},
-	}
+	pv := testobj.Volume(pvc, v.Driver, v.Size, testobj.Handle(v.Handle), testobj.ExpandSecret(v.SecretRef), testobj.NodeAffinity(v.NodeAffinity))
+	status := pv.Status
 	if pv, err = c.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("create PV %s: %w", v.PVName(), err)
 	}
-	pv.Status.Phase = v1.VolumeBound
+	pv.Status = status
 	if _, err = c.CoreV1().PersistentVolumes().UpdateStatus(ctx, pv, metav1.UpdateOptions{}); err != nil {
 		return nil, fmt.Errorf("bind PV %s: %w", v.PVName(), err)
 	}
-	pvc.Status.Phase = v1.ClaimBound
-	pvc.Status.AccessModes = pvc.Spec.AccessModes
-	pvc.Status.Capacity = v1.ResourceList{v1.ResourceStorage: size}
-	pvc.Status.CurrentVolumeAttributesClassName = optional(v.AttributesClass)
+	pvc.Status = want.Status
 	if pvc, err = c.CoreV1().PersistentVolumeClaims(v.Namespace).UpdateStatus(ctx, pvc, metav1.UpdateOptions{}); err != nil {
 		return nil, fmt.Errorf("bind claim %s/%s: %w", v.Namespace, v.Claim, err)
 	}
@@ -213,12 +184,4 @@ func Events(ctx context.Context, c kubernetes.Interface, namespace, name string)
 		out = append(out, e.Reason+": "+e.Message)
 	}
 	return out, nil
-}
-
-// optional is nil for "".
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
