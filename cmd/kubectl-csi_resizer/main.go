@@ -30,13 +30,7 @@ import (
 )
 
 func main() {
-	cmd := plugin.Command{Stdout: os.Stdout, Stderr: os.Stderr, Connect: func(kubeconfig, kubeContext string) (plugin.Reader, string, error) {
-		client, namespace, err := connect(kubeconfig, kubeContext)
-		if err != nil {
-			return nil, "", err
-		}
-		return plugin.NewReader(client), namespace, nil
-	}}
+	cmd := plugin.Command{Stdout: os.Stdout, Stderr: os.Stderr, Connect: connect}
 	os.Exit(cmd.Run(context.Background(), os.Args[1:]))
 }
 
@@ -55,8 +49,5 @@ func connect(kubeconfig, kubeContext string) (kube.Interface, string, error) {
 		return nil, "", err
 	}
 	client, err := kube.NewForConfig(config)
-	if err != nil {
-		return nil, "", err
-	}
-	return client, namespace, nil
+	return client, namespace, err
 }

@@ -25,14 +25,11 @@ import (
 )
 
 // ModifyIntent returns a copy of pvc that records target as being applied
-// by the driver: modifyVolumeStatus InProgress, ModifyingVolume=True, and
-// no ModifyVolumeError (a new attempt clears the last one).
-//
-// The conditions of one class share one transition time: when the resizer
-// began modifying to it. ModifyingVolume keeps its time while the target
-// stays (retries), and restarts with another target; ModifyFailed gives
-// ModifyVolumeError the same time. So a claim that keeps failing shows how
-// long it has been stuck, not its last attempt.
+// by the driver: modifyVolumeStatus InProgress, ModifyingVolume=True, and no
+// ModifyVolumeError. The conditions of one class share one transition time,
+// when the resizer began modifying to it: ModifyingVolume keeps its time
+// while the target stays, and ModifyFailed gives ModifyVolumeError the same,
+// so a claim that keeps failing shows how long it has been stuck.
 func ModifyIntent(pvc *v1.PersistentVolumeClaim, target string, now metav1.Time) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	setModifyStatus(out, target, v1.PersistentVolumeClaimModifyVolumeInProgress)
@@ -58,7 +55,7 @@ type ModifyFailure struct {
 	Infeasible bool
 	// Uncertain is true when the call may still complete in the backend.
 	Uncertain bool
-	// Reason is the gRPC code's name (see modify.ReasonOf).
+	// Reason is the gRPC code's name (see decide.ReasonOf).
 	Reason  string
 	Message string
 }
@@ -90,9 +87,8 @@ func ModifyFailed(pvc *v1.PersistentVolumeClaim, f ModifyFailure, now metav1.Tim
 }
 
 // ModifyPending returns a copy of pvc waiting for target's class to be
-// created: modifyVolumeStatus Pending. The conditions stay as they are, as
-// upstream keeps them: nothing is being done to the volume, and what was
-// last done to it stays visible.
+// created: modifyVolumeStatus Pending. The conditions stay, as upstream
+// keeps them: what was last done to the volume stays visible.
 func ModifyPending(pvc *v1.PersistentVolumeClaim, target string) *v1.PersistentVolumeClaim {
 	out := pvc.DeepCopy()
 	setModifyStatus(out, target, v1.PersistentVolumeClaimModifyVolumePending)
@@ -117,8 +113,7 @@ func ModifyCleared(pvc *v1.PersistentVolumeClaim, now metav1.Time) *v1.Persisten
 	return out
 }
 
-// VolumeWithClass returns a copy of pv whose spec.volumeAttributesClassName is
-// class.
+// VolumeWithClass returns a copy of pv of spec.volumeAttributesClassName class.
 func VolumeWithClass(pv *v1.PersistentVolume, class string) *v1.PersistentVolume {
 	out := pv.DeepCopy()
 	out.Spec.VolumeAttributesClassName = &class
@@ -150,6 +145,7 @@ func find(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType
 	return findIn(pvc.Status.Conditions, t)
 }
 
+// findIn returns condition t of conditions when it is True; nil otherwise.
 func findIn(conditions []v1.PersistentVolumeClaimCondition, t v1.PersistentVolumeClaimConditionType) *v1.PersistentVolumeClaimCondition {
 	for i, c := range conditions {
 		if c.Type == t && c.Status == v1.ConditionTrue {

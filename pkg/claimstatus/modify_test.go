@@ -27,21 +27,16 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const modifyError = v1.PersistentVolumeClaimVolumeModifyVolumeError
 
-func withModifyStatus(target string, s v1.PersistentVolumeClaimModifyVolumeStatus) claimOption {
-	return func(pvc *v1.PersistentVolumeClaim) {
-		pvc.Status.ModifyVolumeStatus = &v1.ModifyVolumeStatus{TargetVolumeAttributesClassName: target, Status: s}
-	}
-}
-
-func withCurrentClass(class string) claimOption {
+func withCurrentClass(class string) testobj.ClaimOpt {
 	return func(pvc *v1.PersistentVolumeClaim) { pvc.Status.CurrentVolumeAttributesClassName = &class }
 }
 
-func withModifyError(reason, message string) claimOption {
+func withModifyError(reason, message string) testobj.ClaimOpt {
 	return func(pvc *v1.PersistentVolumeClaim) {
 		pvc.Status.Conditions = append(pvc.Status.Conditions, v1.PersistentVolumeClaimCondition{
 			Type: modifyError, Status: v1.ConditionTrue, Reason: reason, Message: message, LastProbeTime: then, LastTransitionTime: then})
@@ -55,7 +50,7 @@ const (
 )
 
 func TestModifyBuilders(t *testing.T) {
-	failure := func(reason, message string) claimOption {
+	failure := func(reason, message string) testobj.ClaimOpt {
 		return func(pvc *v1.PersistentVolumeClaim) {
 			pvc.Status.Conditions = append(pvc.Status.Conditions, v1.PersistentVolumeClaimCondition{
 				Type: modifyError, Status: v1.ConditionTrue, Reason: reason, Message: message, LastProbeTime: now, LastTransitionTime: then})
@@ -69,29 +64,29 @@ func TestModifyBuilders(t *testing.T) {
 	}{
 		{
 			name:  "intent keeps resize conditions",
-			in:    claim(withTrue(resizing, "", then)),
+			in:    claim(testobj.Condition(resizing, then.Time, "")),
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim { return ModifyIntent(p, "gold", now) },
-			want:  claim(withTrue(resizing, "", then), withModifyStatus("gold", modProgress), withTrue(modifyingVol, `Modifying volume to "gold" is in progress.`, now)),
+			want:  claim(testobj.Condition(resizing, then.Time, ""), testobj.ModifyStatus("gold", modProgress), testobj.Condition(modifyingVol, now.Time, `Modifying volume to "gold" is in progress.`)),
 		},
 		{
 			name:  "a retry clears the error and keeps when the resizer began modifying to the class",
-			in:    claim(withModifyStatus("gold", modProgress), withTrue(modifyingVol, `Modifying volume to "gold" failed. Waiting for retry.`, then), withModifyError("Internal", "boom")),
+			in:    claim(testobj.ModifyStatus("gold", modProgress), testobj.Condition(modifyingVol, then.Time, `Modifying volume to "gold" failed. Waiting for retry.`), withModifyError("Internal", "boom")),
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim { return ModifyIntent(p, "gold", now) },
-			want:  claim(withModifyStatus("gold", modProgress), withTrue(modifyingVol, `Modifying volume to "gold" is in progress.`, then)),
+			want:  claim(testobj.ModifyStatus("gold", modProgress), testobj.Condition(modifyingVol, then.Time, `Modifying volume to "gold" is in progress.`)),
 		},
 		{
 			name:  "another class clears the error and starts a new time",
-			in:    claim(withModifyStatus("gold", modInfeasible), withTrue(modifyingVol, `Modifying volume to "gold" is infeasible. Waiting for the class to change.`, then), withModifyError("InvalidArgument", "no")),
+			in:    claim(testobj.ModifyStatus("gold", modInfeasible), testobj.Condition(modifyingVol, then.Time, `Modifying volume to "gold" is infeasible. Waiting for the class to change.`), withModifyError("InvalidArgument", "no")),
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim { return ModifyIntent(p, "silver", now) },
-			want:  claim(withModifyStatus("silver", modProgress), withTrue(modifyingVol, `Modifying volume to "silver" is in progress.`, now)),
+			want:  claim(testobj.ModifyStatus("silver", modProgress), testobj.Condition(modifyingVol, now.Time, `Modifying volume to "silver" is in progress.`)),
 		},
 		{
 			name: "a failure at another class than the recorded one starts a new time",
-			in:   claim(withModifyStatus("gold", modInfeasible), withTrue(modifyingVol, `Modifying volume to "gold" is infeasible. Waiting for the class to change.`, then), withModifyError("InvalidArgument", "no")),
+			in:   claim(testobj.ModifyStatus("gold", modInfeasible), testobj.Condition(modifyingVol, then.Time, `Modifying volume to "gold" is infeasible. Waiting for the class to change.`), withModifyError("InvalidArgument", "no")),
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
 				return ModifyFailed(p, ModifyFailure{Target: "silver", Infeasible: true, Reason: "InvalidArgument", Message: "other driver"}, now)
 			},
-			want: claim(withModifyStatus("silver", modInfeasible), withTrue(modifyingVol, `Modifying volume to "silver" is infeasible. Waiting for the class to change.`, now),
+			want: claim(testobj.ModifyStatus("silver", modInfeasible), testobj.Condition(modifyingVol, now.Time, `Modifying volume to "silver" is infeasible. Waiting for the class to change.`),
 				func(pvc *v1.PersistentVolumeClaim) {
 					pvc.Status.Conditions = append(pvc.Status.Conditions, v1.PersistentVolumeClaimCondition{
 						Type: modifyError, Status: v1.ConditionTrue, Reason: "InvalidArgument", Message: "other driver", LastProbeTime: now, LastTransitionTime: now})
@@ -103,7 +98,7 @@ func TestModifyBuilders(t *testing.T) {
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
 				return ModifyFailed(p, ModifyFailure{Target: "gold", Uncertain: true, Reason: "DeadlineExceeded", Message: "timeout"}, now)
 			},
-			want: claim(withModifyStatus("gold", modProgress), withTrue(modifyingVol, `Modifying volume to "gold" is still in progress.`, then), failure("DeadlineExceeded", "timeout")),
+			want: claim(testobj.ModifyStatus("gold", modProgress), testobj.Condition(modifyingVol, then.Time, `Modifying volume to "gold" is still in progress.`), failure("DeadlineExceeded", "timeout")),
 		},
 		{
 			name: "final failure stays in progress, waiting for retry",
@@ -111,7 +106,7 @@ func TestModifyBuilders(t *testing.T) {
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
 				return ModifyFailed(p, ModifyFailure{Target: "gold", Reason: "Internal", Message: "boom"}, now)
 			},
-			want: claim(withModifyStatus("gold", modProgress), withTrue(modifyingVol, `Modifying volume to "gold" failed. Waiting for retry.`, then), failure("Internal", "boom")),
+			want: claim(testobj.ModifyStatus("gold", modProgress), testobj.Condition(modifyingVol, then.Time, `Modifying volume to "gold" failed. Waiting for retry.`), failure("Internal", "boom")),
 		},
 		{
 			name: "infeasible failure",
@@ -119,23 +114,23 @@ func TestModifyBuilders(t *testing.T) {
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
 				return ModifyFailed(p, ModifyFailure{Target: "gold", Infeasible: true, Reason: "InvalidArgument", Message: "no"}, now)
 			},
-			want: claim(withModifyStatus("gold", modInfeasible), withTrue(modifyingVol, `Modifying volume to "gold" is infeasible. Waiting for the class to change.`, then), failure("InvalidArgument", "no")),
+			want: claim(testobj.ModifyStatus("gold", modInfeasible), testobj.Condition(modifyingVol, then.Time, `Modifying volume to "gold" is infeasible. Waiting for the class to change.`), failure("InvalidArgument", "no")),
 		},
 		{
 			name:  "pending keeps the conditions, as upstream",
-			in:    claim(withModifyStatus("gold", modProgress), withTrue(modifyingVol, "x", then), withModifyError("Internal", "boom"), withTrue(nodeError, "kubelet", then)),
+			in:    claim(testobj.ModifyStatus("gold", modProgress), testobj.Condition(modifyingVol, then.Time, "x"), withModifyError("Internal", "boom"), testobj.Condition(nodeError, then.Time, "kubelet")),
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim { return ModifyPending(p, "bronze") },
-			want:  claim(withModifyStatus("bronze", modPending), withTrue(modifyingVol, "x", then), withModifyError("Internal", "boom"), withTrue(nodeError, "kubelet", then)),
+			want:  claim(testobj.ModifyStatus("bronze", modPending), testobj.Condition(modifyingVol, then.Time, "x"), withModifyError("Internal", "boom"), testobj.Condition(nodeError, then.Time, "kubelet")),
 		},
 		{
 			name:  "modified: current class set, status and conditions gone, resize conditions kept",
-			in:    claim(withCurrentClass("silver"), withModifyStatus("gold", modProgress), withTrue(modifyingVol, "x", then), withTrue(fsPending, fsPendingMessage, then)),
+			in:    claim(withCurrentClass("silver"), testobj.ModifyStatus("gold", modProgress), testobj.Condition(modifyingVol, then.Time, "x"), testobj.Condition(fsPending, then.Time, fsPendingMessage)),
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim { return Modified(p, "gold", now) },
-			want:  claim(withCurrentClass("gold"), withTrue(fsPending, fsPendingMessage, then)),
+			want:  claim(withCurrentClass("gold"), testobj.Condition(fsPending, then.Time, fsPendingMessage)),
 		},
 		{
 			name:  "cleared",
-			in:    claim(withCurrentClass("silver"), withModifyStatus("gold", modInfeasible), withTrue(modifyingVol, "x", then), withModifyError("InvalidArgument", "no")),
+			in:    claim(withCurrentClass("silver"), testobj.ModifyStatus("gold", modInfeasible), testobj.Condition(modifyingVol, then.Time, "x"), withModifyError("InvalidArgument", "no")),
 			build: func(p *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim { return ModifyCleared(p, now) },
 			want:  claim(withCurrentClass("silver")),
 		},

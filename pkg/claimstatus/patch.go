@@ -44,11 +44,9 @@ func VolumePatch(old, updated *v1.PersistentVolume) ([]byte, error) {
 type patch map[string]any
 
 // claimPatch is the merge patch from old to updated over what the builders
-// of this package change: annotations, and the status' capacity,
-// allocatedResources, allocatedResourceStatuses and conditions. It is built
-// field by field, not by diffing whole objects: this runs three times a
-// resize. The conditions go whole; the resourceVersion guard makes that
-// safe, as no condition written since can be overwritten.
+// of this package change. It is built field by field, not by diffing whole
+// objects: this runs three times a resize. The conditions go whole; the
+// resourceVersion guard makes that safe.
 func claimPatch(old, updated *v1.PersistentVolumeClaim) patch {
 	status := patch{}
 	putResources(status, "capacity", old.Status.Capacity, updated.Status.Capacity)
@@ -65,9 +63,8 @@ func claimPatch(old, updated *v1.PersistentVolumeClaim) patch {
 	return withMetadata(old.Annotations, updated.Annotations, "status", status)
 }
 
-// volumePatch is the merge patch from old to updated over what Grown and
-// VolumeWithClass change: annotations, spec.capacity and
-// spec.volumeAttributesClassName.
+// volumePatch is the merge patch from old to updated over what the Volume*
+// builders change: annotations, spec.capacity and its class.
 func volumePatch(old, updated *v1.PersistentVolume) patch {
 	spec := patch{}
 	putResources(spec, "capacity", old.Spec.Capacity, updated.Spec.Capacity)
@@ -91,7 +88,7 @@ func withMetadata(old, updated map[string]string, key string, body patch) patch 
 
 // putResources is putMap for quantities, compared by their text:
 // Quantity.Cmp of some valid quantities does not return in useful time (see
-// resize.CheckSize), and writing an equal quantity in another form is
+// decide.CheckSize), and writing an equal quantity in another form is
 // harmless.
 func putResources(p patch, key string, old, updated v1.ResourceList) {
 	putMap(p, key, old, updated, func(a, b resource.Quantity) bool { return a.String() == b.String() })

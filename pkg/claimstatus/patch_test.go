@@ -32,6 +32,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/kube"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 // onlyPatch returns the single action recorded by client, which must be a
@@ -98,8 +99,8 @@ func TestPatchClaim(t *testing.T) {
 		},
 		{
 			name:    "finished: status map and conditions removed, annotation added",
-			old:     claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then), withTrue(nodeError, "kubelet", then)),
-			updated: ResizeFinished(claim(withAllocated("2Gi"), withResizeStatus(inProgress), withTrue(resizing, "", then), withTrue(nodeError, "kubelet", then)), q("2Gi"), now),
+			old:     claim(withAllocated("2Gi"), withResizeStatus(inProgress), testobj.Condition(resizing, then.Time, ""), testobj.Condition(nodeError, then.Time, "kubelet")),
+			updated: ResizeFinished(claim(withAllocated("2Gi"), withResizeStatus(inProgress), testobj.Condition(resizing, then.Time, ""), testobj.Condition(nodeError, then.Time, "kubelet")), q("2Gi"), now),
 		},
 		{
 			name:    "finished: other resource kept",
@@ -113,8 +114,8 @@ func TestPatchClaim(t *testing.T) {
 		},
 		{
 			name:    "new intent after a failure drops the annotation",
-			old:     claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withTrue(ctrlError, "x", then)),
-			updated: ResizeIntent(claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withTrue(ctrlError, "x", then)), q("2Gi"), now),
+			old:     claim(testobj.Annotated(AnnNodeExpansionNotRequired, "true"), testobj.Condition(ctrlError, then.Time, "x")),
+			updated: ResizeIntent(claim(testobj.Annotated(AnnNodeExpansionNotRequired, "true"), testobj.Condition(ctrlError, then.Time, "x")), q("2Gi"), now),
 		},
 	}
 	for _, tc := range tests {
@@ -157,7 +158,7 @@ func checkClaim(t *testing.T, what string, got, want *v1.PersistentVolumeClaim) 
 // server holds, as the slim cache keeps it: what the view lacks survives.
 func TestPatchClaimFromPartialView(t *testing.T) {
 	const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
-	stored := claim(withAnnotation(lastApplied, "{}"), withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, inProgress))
+	stored := claim(testobj.Annotated(lastApplied, "{}"), withAllocated("2Gi"), withResizeStatus(inProgress), withResourceStatus(otherResource, inProgress))
 	view := claim(withAllocated("2Gi"), withResizeStatus(inProgress))
 	client := fake.NewClientset(stored)
 	if _, err := PatchClaim(context.Background(), kubetest.Wrap(client), view, ResizeFinished(view, q("2Gi"), now)); err != nil {
@@ -256,7 +257,7 @@ func TestEncodeError(t *testing.T) {
 // TestPatchDataBody pins the exact wire form of one patch: only what
 // changed, plus the resourceVersion guard.
 func TestPatchDataBody(t *testing.T) {
-	old := claim(withAnnotation(AnnNodeExpansionNotRequired, "true"), withAnnotation("pv.kubernetes.io/bind-completed", "yes"))
+	old := claim(testobj.Annotated(AnnNodeExpansionNotRequired, "true"), testobj.Annotated("pv.kubernetes.io/bind-completed", "yes"))
 	data, err := encode(claimPatch(old, ResizeIntent(old, q("2Gi"), now)), old.ResourceVersion)
 	if err != nil {
 		t.Fatalf("encode: %v", err)

@@ -39,15 +39,21 @@ type driverOperation[T, R any] struct {
 	failedReason string
 	// result names a failure for the duration metric.
 	result func(decide.Failure[T]) string
-	// observe records an attempt's result and duration.
-	observe func(result string, d time.Duration)
+	// observer is the Observer's method that records an attempt.
+	observer func(o Observer, result string, d time.Duration)
+}
+
+// observe records an attempt's result and its duration since start.
+func (op driverOperation[T, R]) observe(c *Controller, result string, start time.Time) {
+	if c.Observer != nil {
+		op.observer(c.Observer, result, c.Clock.Since(start))
+	}
 }
 
 // call is one claim's driver call of an operation: the parts the two
 // operations do differently. attempt runs them in the same order for both.
 type call[T, R any] interface {
-	// what names the call in events and errors: `expand volume "pv-1" to
-	// 2Gi`.
+	// what names the call in events and errors: `expand volume "pv-1" to 2Gi`.
 	what() string
 	// prepare reads what the call needs (a Secret, a class) and checks that
 	// it may be made now, and returns it. An error ends the attempt before
@@ -94,7 +100,7 @@ func attemptCall[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, o
 		return 0, err
 	}
 	op.track.applied.forget(key)
-	op.observe(result, c.Clock.Since(start))
+	op.observe(c, result, start)
 	return 0, nil
 }
 
@@ -135,7 +141,7 @@ func callDriver[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op
 func failedCall[T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, target T, x call[T, R], cause error, start time.Time) (time.Duration, error) {
 	f := decide.Failed(op.rules, cause, target, c.Clock.Now())
 	op.track.failures.set(idOf(key, pvc), f)
-	op.observe(op.result(f), c.Clock.Since(start))
+	op.observe(c, op.result(f), start)
 	updated, warning := x.failed(pvc, f, cause)
 	c.Recorder.AnnotatedEventf(pvc, map[string]string{events.AnnotationCode: f.Reason}, v1.EventTypeWarning, op.failedReason, "%s", warning)
 	if updated != nil {
@@ -186,16 +192,4 @@ func (c *Controller) recordSuccess(ctx context.Context, key string, pvc, claim *
 
 func (c *Controller) now() metav1.Time {
 	return metav1.NewTime(c.Clock.Now())
-}
-
-func (c *Controller) observe(result string, d time.Duration) {
-	if c.Observer != nil {
-		c.Observer.ObserveResize(result, d)
-	}
-}
-
-func (c *Controller) observeModify(result string, d time.Duration) {
-	if c.Observer != nil {
-		c.Observer.ObserveModify(result, d)
-	}
 }

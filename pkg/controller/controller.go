@@ -15,9 +15,8 @@ limitations under the License.
 */
 
 // Package controller watches claims and carries out the decisions of both
-// operations, expansion (package resize) and modification (package
-// modify): the informers, the work queue, the per-claim sync that picks
-// which operation's step runs, and the one attempt both share (record the
+// jobs, expansion and modification (package decide): the informers, the
+// work queue, the per-claim sync, and the one attempt both share (record the
 // intent, call the driver, remember, record).
 package controller
 
@@ -75,8 +74,7 @@ type Observer interface {
 type Config struct {
 	// Driver is the CSI driver name from GetPluginInfo.
 	Driver string
-	// Resizer is nil for a driver that cannot expand volumes, only modify
-	// them.
+	// Resizer is nil for a driver that cannot expand volumes, only modify them.
 	Resizer Resizer
 	// Modifier is nil when volume modification is off: the gate is off,
 	// the API server does not serve VolumeAttributesClasses, or the driver
@@ -86,7 +84,7 @@ type Config struct {
 	// ExtraModifyMetadata adds the claim's and PV's names to the mutable
 	// parameters (--extra-modify-metadata).
 	ExtraModifyMetadata bool
-	// Client does the work: status and PV patches, Secret reads.
+	// Client patches statuses and PVs and reads Secrets.
 	Client kube.Interface
 	// Identity is the user the API server knows Client as, for the log of a
 	// refused write; "" when unknown.
@@ -97,16 +95,13 @@ type Config struct {
 	Claims  cache.SharedIndexInformer
 	Volumes cache.SharedIndexInformer
 	Classes cache.SharedIndexInformer
-	// Pods is nil when pods are not watched: the sidecar watches them only
-	// with --handle-volume-inuse-error and a driver that expands offline
-	// only (sidecar.podWatchOf). Without them a FailedPrecondition (in use)
-	// answer is retried with backoff; given them, any driver's claim waits
-	// after that answer until no pod uses it.
+	// Pods is nil when pods are not watched (see sidecar.podWatchOf): a
+	// FailedPrecondition (in use) answer is then retried with backoff;
+	// given them, any driver's claim waits after it until no pod uses it.
 	Pods *inuse.Tracker
-	// Node is nil unless --node-deployment is on: it then knows this
-	// instance's node, and only the claims whose volumes are pinned to it
-	// are handled (ownership.Scope). Its informer must not have been
-	// started: Volumes then keep the volumes' node affinity.
+	// Node is nil unless --node-deployment is on: only the claims whose
+	// volumes are pinned to its node are handled (ownership.Scope). Its
+	// informer must not have been started.
 	Node *ownership.Watcher
 	// OnlyOffline is true when the driver expands only volumes no pod uses.
 	OnlyOffline bool
@@ -145,7 +140,7 @@ func New(cfg Config) (*Controller, error) {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryStart, cfg.RetryMax),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: cfg.Driver + "-pvc"}),
-		memory: newMemory(),
+		memory: &memory{},
 		synced: []cache.InformerSynced{cfg.Claims.HasSynced, cfg.Volumes.HasSynced, cfg.Classes.HasSynced},
 	}
 	if cfg.Pods != nil {
@@ -180,8 +175,8 @@ func (c *Controller) Ready() bool {
 }
 
 // Run waits for the caches, then runs workers until ctx is done. On the way
-// out it stops taking work and waits for the attempts in flight, whose
-// driver calls are bounded by the driver timeout, not by ctx.
+// out it waits for the attempts in flight, whose driver calls are bounded by
+// the driver timeout, not by ctx.
 func (c *Controller) Run(ctx context.Context, workers int) error {
 	logger := klog.FromContext(ctx)
 	defer c.queue.ShutDown()
@@ -210,23 +205,6 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	return nil
 }
 
-// repeatedFailures is how many failed syncs in a row of one claim make its
-// error worth an error log: one or two are the everyday noise of conflicts
-// and of drivers that time out; more say that something keeps the claim
-// from moving.
-const repeatedFailures = 3
-
-// retryLater requeues key with backoff after its sync failed with err,
-// logged as an error from the repeatedFailures-th failure in a row on.
-func (c *Controller) retryLater(logger klog.Logger, key string, err error) {
-	if n := c.queue.NumRequeues(key) + 1; n >= repeatedFailures {
-		logger.Error(err, "Claim keeps failing; retried with backoff", "failures", n)
-	} else {
-		logger.V(2).Info("Claim will be retried", "err", err)
-	}
-	c.queue.AddRateLimited(key)
-}
-
 // processNext handles one key. It is the single place where the outcome of
 // a sync becomes a requeue.
 func (c *Controller) processNext(ctx context.Context) bool {
@@ -250,4 +228,19 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		c.queue.Forget(key)
 	}
 	return true
+}
+
+// repeatedFailures is how many failed syncs in a row of one claim make its
+// error worth an error log: one or two are the everyday noise of conflicts
+// and of drivers that time out.
+const repeatedFailures = 3
+
+// retryLater requeues key with backoff after its sync failed with err.
+func (c *Controller) retryLater(logger klog.Logger, key string, err error) {
+	if n := c.queue.NumRequeues(key) + 1; n >= repeatedFailures {
+		logger.Error(err, "Claim keeps failing; retried with backoff", "failures", n)
+	} else {
+		logger.V(2).Info("Claim will be retried", "err", err)
+	}
+	c.queue.AddRateLimited(key)
 }

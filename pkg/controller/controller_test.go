@@ -30,6 +30,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/driver"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const (
@@ -71,7 +72,7 @@ func TestControllerOnlyExpansion(t *testing.T) {
 }
 
 func TestControllerAndNodeExpansion(t *testing.T) {
-	pvc := claim("a", "2Gi", "1Gi", annotated(claimstatus.AnnNodeExpansionNotRequired, "true"))
+	pvc := claim("a", "2Gi", "1Gi", testobj.Annotated(claimstatus.AnnNodeExpansionNotRequired, "true"))
 	e := newEnv(t, &fakeResizer{nodeStep: true}, objects(pvc, volume(pvc, "1Gi")), func(c *Config) { c.AnnotateFsResize = true })
 	e.mustSync("a")
 

@@ -141,7 +141,7 @@ func cancelling(pvc *v1.PersistentVolumeClaim) string {
 
 // warn emits the VolumeResizeFailed event.
 func (c *Controller) warn(pvc *v1.PersistentVolumeClaim, message string) {
-	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonResizeFailed, message)
+	c.Recorder.Event(pvc, v1.EventTypeWarning, events.ReasonResizeFailed, message)
 }
 
 // emit emits e on pvc.

@@ -29,6 +29,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/driver"
 	"github.com/csi-resizer/csi-resizer/pkg/events"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 // failureCase is one failure path of an expansion of claim "a".
@@ -38,7 +39,7 @@ type failureCase struct {
 	// PV's size: 2Gi, 1Gi and 1Gi unless set.
 	request, capacity, pv string
 	answer                result
-	pvOpts                []volumeOpt
+	pvOpts                []testobj.VolumeOpt
 	opts                  func(t *testing.T) []envOpt
 	// failRes fails the failNth patch of that resource with errEtcdDown.
 	failRes string
@@ -115,7 +116,7 @@ func TestExpansionFailureEvents(t *testing.T) {
 			warnFailed + `expand volume "pv-a" to 2Gi: driver reported capacity -1, below the requested 2Gi; the answer is not recorded, and 2Gi is asked for again until the driver reports at least that`}},
 
 		// Before the driver: the Secret, the sizes.
-		{name: "secret missing", pvOpts: []volumeOpt{expandSecret("vault", "missing")}, want: []string{
+		{name: "secret missing", pvOpts: []testobj.VolumeOpt{expandSecret("vault", "missing")}, want: []string{
 			warnFailed + `expand volume "pv-a" to 2Gi: secret "vault/missing" for volume expansion not found: secrets "missing" not found; the driver is not called without it: retried with backoff`}},
 		{name: "size that cannot be compared", request: "1e2000000000", want: []string{
 			warnFailed + `cannot resize volume "pv-a": requested size: size with decimal exponent 2000000000 is out of range; nothing is done until that size changes`}},
@@ -216,7 +217,7 @@ func TestModificationFailureEvents(t *testing.T) {
 		name    string
 		current string // the claim's current class
 		answer  error
-		pvOpts  []volumeOpt
+		pvOpts  []testobj.VolumeOpt
 		failRes string
 		failNth int
 		want    []string
@@ -233,7 +234,7 @@ func TestModificationFailureEvents(t *testing.T) {
 			warnModify + `modify volume "pv-a" to class "gold": not sent to the driver (InvalidArgument): volume ID is empty; retried every 5m0s unless the class changes; to cancel, remove the class from the claim`}},
 		{name: "final", answer: status.Error(codes.Internal, "backend busy"), want: []string{evModifyGold,
 			warnModify + `modify volume "pv-a" to class "gold": rpc error: code = Internal desc = backend busy; retried with backoff, at the class the spec names then`}},
-		{name: "secret missing", pvOpts: []volumeOpt{expandSecret("vault", "missing")}, want: []string{
+		{name: "secret missing", pvOpts: []testobj.VolumeOpt{expandSecret("vault", "missing")}, want: []string{
 			warnModify + `modify volume "pv-a" to class "gold": secret "vault/missing" for volume modification not found: secrets "missing" not found; the driver is not called without it: retried with backoff`}},
 		{name: "intent write fails", failRes: "persistentvolumeclaims", failNth: 1, want: []string{
 			warnModify + `modify volume "pv-a" to class "gold": record the intent in the claim: patch status of claim default/a: etcd is down; retried with backoff; the driver is not called before`}},
@@ -247,11 +248,7 @@ func TestModificationFailureEvents(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := []claimOpt{wantsClass(gold)}
-			if tc.current != "" {
-				opts = append(opts, atClass(tc.current))
-			}
-			pvc := claim("a", "1Gi", "1Gi", opts...)
+			pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, tc.current))
 			m := &fakeModifier{}
 			if tc.answer != nil {
 				m.script = []error{tc.answer}
@@ -279,7 +276,7 @@ func TestFailureConditionMessages(t *testing.T) {
 	equal(t, "ControllerResizeError reason", conditionReason(e.claim("a"), v1.PersistentVolumeClaimControllerResizeError), "Internal")
 
 	m := &fakeModifier{script: []error{fmt.Errorf(`modify volume "vol-a": %w`, status.Error(codes.InvalidArgument, "iops out of range"))}}
-	pvc = claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc = claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	me := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)))
 	_, _ = me.sync("a")
 	equal(t, "ModifyVolumeError", conditionMessage(me.claim("a"), v1.PersistentVolumeClaimVolumeModifyVolumeError),

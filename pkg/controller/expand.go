@@ -28,19 +28,11 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/events"
-)
-
-// Event reasons of expansion: the upstream strings, which tools parse
-// (package eventtext, which explain reads them from too).
-const (
-	ReasonResizing                 = events.ReasonResizing
-	ReasonResizeFailed             = events.ReasonResizeFailed
-	ReasonFileSystemResizeRequired = events.ReasonFileSystemResizeRequired
-	ReasonResizeSuccessful         = events.ReasonResizeSuccessful
+	"github.com/csi-resizer/csi-resizer/pkg/secrets"
 )
 
 // Results of an attempt, as the duration metrics label them; failed
-// attempts are labelled with their class (see decide.Result).
+// attempts are labelled with their class (see decide.ResizeResult).
 const (
 	ResultFinished    = "finished"
 	ResultNodePending = "node_pending"
@@ -55,17 +47,6 @@ type expansion struct {
 	short    bool
 }
 
-// resizeCalls is expansion, as the attempt sees it.
-func (c *Controller) resizeCalls() driverOperation[resource.Quantity, expansion] {
-	return driverOperation[resource.Quantity, expansion]{
-		track:        &c.memory.resize,
-		rules:        decide.ResizeRules,
-		failedReason: ReasonResizeFailed,
-		result:       decide.ResizeResult,
-		observe:      c.observe,
-	}
-}
-
 // resizeStep carries out the plan's resize decision.
 func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, p decide.Plan) (time.Duration, error) {
 	d := p.Resize
@@ -73,21 +54,23 @@ func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.Persist
 	switch d.Action {
 	case decide.RecordVolumeSize:
 		return 0, c.recordOnce(ctx, key, pvc, claimstatus.VolumeSizeRecorded(pvc, d.Target), event{},
-			ReasonResizeFailed, fmt.Sprintf("%s: record the volume's size %s in the claim after kubelet finished", what, d.Target.String()))
+			events.ReasonResizeFailed, fmt.Sprintf("%s: record the volume's size %s in the claim after kubelet finished", what, d.Target.String()))
 	case decide.NodeRetry:
 		if err := c.recordOnce(ctx, key, pvc, claimstatus.NodeRetry(pvc, d.Target, c.now()), fileSystemResizeRequired,
-			ReasonResizeFailed, what+": hand the claim back to kubelet"); err != nil {
+			events.ReasonResizeFailed, what+": hand the claim back to kubelet"); err != nil {
 			return 0, err
 		}
-		c.rememberHandBack(idOf(key, pvc), d.Target)
+		// Remembered with whether it is the second time (decide.HandBack).
+		last := c.memory.handedBack.get(idOf(key, pvc))
+		c.memory.handedBack.set(idOf(key, pvc), decide.HandBack{Target: d.Target, Again: last != nil && last.Target.Cmp(d.Target) == 0})
 		return 0, nil
 	case decide.RecordShort:
 		capacity := pvc.Status.Capacity[v1.ResourceStorage]
 		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ShortAnswer(pvc, capacity, false, answeredShort(what, capacity, d.Target), c.now()), event{},
-			ReasonResizeFailed, fmt.Sprintf("%s: record again that the driver gave %s", what, capacity.String()))
+			events.ReasonResizeFailed, fmt.Sprintf("%s: record again that the driver gave %s", what, capacity.String()))
 	case decide.DropPreResizeCapacity:
 		if _, err := c.patchVolume(ctx, pv, claimstatus.VolumeWithoutPreResize(pv)); err != nil {
-			return 0, c.writeFailed(ctx, pvc, ReasonResizeFailed, err,
+			return 0, c.writeFailed(ctx, pvc, events.ReasonResizeFailed, err,
 				fmt.Sprintf("remove the annotation %s of volume %q", claimstatus.AnnPreResizeCapacity, pv.Name), "retried with backoff")
 		}
 		return 0, nil
@@ -97,10 +80,12 @@ func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.Persist
 		c.warn(pvc, err.Error())
 		return 0, err
 	}
-	return attemptCall(c, ctx, c.resizeCalls(), key, pvc, d, p.WritesOnly, &expandCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
+	op := driverOperation[resource.Quantity, expansion]{track: &c.memory.resize, rules: decide.ResizeRules,
+		failedReason: events.ReasonResizeFailed, result: decide.ResizeResult, observer: Observer.ObserveResize}
+	return attemptCall(c, ctx, op, key, pvc, d, p.WritesOnly, &expandCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
 }
 
-var fileSystemResizeRequired = event{v1.EventTypeNormal, ReasonFileSystemResizeRequired, "Require file system resize of volume on node"}
+var fileSystemResizeRequired = event{v1.EventTypeNormal, events.ReasonFileSystemResizeRequired, "Require file system resize of volume on node"}
 
 // expandCall is a claim's ControllerExpandVolume.
 type expandCall struct {
@@ -116,14 +101,18 @@ func (x *expandCall) what() string { return expanding(x.pv, x.target) }
 // prepare reads the expansion Secret.
 func (x *expandCall) prepare(ctx context.Context) (func(context.Context) (expansion, error), error) {
 	c := x.c
-	secrets, err := c.secretsFor(ctx, x.pvc, x.pv)
+	var secret map[string]string
+	var err error
+	if c.Resizer.UsesSecrets() {
+		secret, err = c.secretsFor(ctx, x.pvc, x.pv, secrets.RefFor)
+	}
 	if err != nil {
 		err = fmt.Errorf("%s: %w", x.what(), err)
 		c.warn(x.pvc, err.Error()+"; "+nextWithoutSecret)
 		return nil, err
 	}
 	return func(ctx context.Context) (expansion, error) {
-		size, nodeStep, err := c.Resizer.Expand(ctx, x.pv, x.target, secrets)
+		size, nodeStep, err := c.Resizer.Expand(ctx, x.pv, x.target, secret)
 		var short bool
 		if err == nil {
 			size, short, err = checkCapacity(size, x.target)
@@ -134,7 +123,7 @@ func (x *expandCall) prepare(ctx context.Context) (func(context.Context) (expans
 
 func (x *expandCall) intent(pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, event) {
 	return claimstatus.ResizeIntent(pvc, x.target, x.c.now()),
-		event{v1.EventTypeNormal, ReasonResizing, "External resizer is resizing volume " + x.pv.Name}
+		event{v1.EventTypeNormal, events.ReasonResizing, "External resizer is resizing volume " + x.pv.Name}
 }
 
 // record writes the PV's capacity, then the claim: finished
@@ -152,20 +141,19 @@ func (x *expandCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, 
 		preResize = &old
 	}
 	volume := claimstatus.VolumeWithCapacity(x.pv, r.size, preResize)
-	claim, done, result := claimstatus.ResizeFinished(pvc, r.size, c.now()), event{v1.EventTypeNormal, ReasonResizeSuccessful, "Resize volume succeeded"}, ResultFinished
+	claim, done, result := claimstatus.ResizeFinished(pvc, r.size, c.now()), event{v1.EventTypeNormal, events.ReasonResizeSuccessful, "Resize volume succeeded"}, ResultFinished
 	if r.nodeStep {
 		claim, done, result = claimstatus.NodePending(pvc, c.now()), fileSystemResizeRequired, ResultNodePending
 	}
 	what := fmt.Sprintf("%s: record the new size %s", x.what(), r.size.String())
-	return result, c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, done, ReasonResizeFailed, what,
+	return result, c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, done, events.ReasonResizeFailed, what,
 		"the driver has expanded the volume to "+r.size.String())
 }
 
 // preResizeKept tells whether pv's pre-resize-capacity annotation is kept
-// as it is through a new expansion: it is written when absent, as upstream
-// writes it, and replaced when it is left over from an expansion that has
-// finished (the claim has the volume's size), which upstream removes
-// before it expands again.
+// through a new expansion: it is written when absent, as upstream writes it,
+// and replaced when left over from a finished expansion (the claim has the
+// volume's size), which upstream removes before it expands again.
 func preResizeKept(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) bool {
 	if _, ok := pv.Annotations[claimstatus.AnnPreResizeCapacity]; !ok {
 		return false
@@ -175,22 +163,21 @@ func preResizeKept(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) bool 
 }
 
 // recordShort records a driver that answered success with less than the
-// target: the volume has what it gave, so the PV and the claim get that
-// size (and kubelet a node step to it, when the claim does not have it
-// yet), and a warning names both sizes. No retry cures a driver that gives
-// what it has: the target is remembered as infeasible, and asked for again
-// only on the slow lane (every --retry-interval-max), unless the request
+// target: the PV and the claim get that size (and kubelet a node step to
+// it, when the claim does not have it yet), and a warning names both sizes.
+// No retry cures a driver that gives what it has: the target is remembered
+// as infeasible, asked for again only on the slow lane unless the request
 // changes.
 func (x *expandCall) recordShort(ctx context.Context, pvc *v1.PersistentVolumeClaim, r expansion) (string, error) {
 	c := x.c
 	gave := answeredShort(x.what(), r.size, x.target)
-	warning := event{v1.EventTypeWarning, ReasonResizeFailed, fmt.Sprintf(
+	warning := event{v1.EventTypeWarning, events.ReasonResizeFailed, fmt.Sprintf(
 		"%s; %s is recorded, the size the volume has, and %s is asked for again every %s unless the request changes; to stop asking, lower the request to %s",
 		gave, r.size.String(), x.target.String(), c.RetryMax, r.size.String())}
 	claim := claimstatus.ShortAnswer(pvc, r.size, r.nodeStep, gave, c.now())
 	volume := claimstatus.VolumeWithCapacity(x.pv, r.size, nil)
 	what := fmt.Sprintf("%s: record the size %s the driver gave", x.what(), r.size.String())
-	if err := c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, warning, ReasonResizeFailed, what,
+	if err := c.recordSuccess(ctx, x.key, pvc, claim, x.pv, volume, warning, events.ReasonResizeFailed, what,
 		"the driver has expanded the volume to "+r.size.String()); err != nil {
 		return "", err
 	}
@@ -199,25 +186,17 @@ func (x *expandCall) recordShort(ctx context.Context, pvc *v1.PersistentVolumeCl
 	return decide.ResizeResult(f), nil
 }
 
-// rememberHandBack remembers a size handed back to kubelet, and whether it
-// is the second time (decide.HandBack).
-func (c *Controller) rememberHandBack(id claimID, target resource.Quantity) {
-	last := c.memory.handedBack.get(id)
-	again := last != nil && last.Target.Cmp(target) == 0
-	c.memory.handedBack.set(id, decide.HandBack{Target: target, Again: again})
-}
-
 // answeredShort is the message of a driver's short answer: gave of target.
 func answeredShort(what string, gave, target resource.Quantity) string {
 	return fmt.Sprintf("%s: %s %s, below the %s asked for", what, events.AnsweredShort, gave.String(), target.String())
 }
 
 // rememberRounding remembers an expansion that the driver answered with
-// more than its target when that answer grew the volume (the PV was smaller
-// before the call): once kubelet has finished at the target, that larger
-// size is recorded (decide.RecordVolumeSize). A volume that was as large
-// already (it was grown for a target kubelet then refused) is no such
-// answer, and any earlier one is forgotten.
+// more than its target when that answer grew the volume: once kubelet has
+// finished at the target, that larger size is recorded
+// (decide.RecordVolumeSize). A volume that was as large already (grown for
+// a target kubelet then refused) is no such answer: any earlier one is
+// forgotten.
 func (c *Controller) rememberRounding(id claimID, before *v1.PersistentVolume, target resource.Quantity, r expansion) {
 	was := before.Spec.Capacity[v1.ResourceStorage]
 	if r.nodeStep && r.size.Cmp(target) > 0 && was.Cmp(r.size) < 0 {

@@ -25,6 +25,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 // TestUnrecordedInfeasibleSizeIsTriedAgain: the driver finds the size
@@ -51,7 +53,7 @@ func TestUnrecordedInfeasibleSizeIsTriedAgain(t *testing.T) {
 // TestUnrecordedInfeasibleClassIsTriedAgain is the same for a class.
 func TestUnrecordedInfeasibleClassIsTriedAgain(t *testing.T) {
 	infeasible := status.Error(codes.InvalidArgument, "iops out of range")
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	m := &fakeModifier{script: []error{infeasible, infeasible}}
 	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)))
 	e.failRequest("patch", "persistentvolumeclaims", 2, errEtcdDown)
@@ -71,7 +73,7 @@ func TestUnrecordedInfeasibleClassIsTriedAgain(t *testing.T) {
 // the PV's write failed, and the modification Secret is deleted meanwhile.
 // Only the writes are retried, and they need no Secret.
 func TestAppliedClassRecordedWithoutItsSecret(t *testing.T) {
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	creds := secret(ns, "creds", map[string]string{"k": "v"})
 	m := &fakeModifier{}
 	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi", expandSecret(ns, "creds")), attributeClass(gold, driverName), creds))

@@ -31,7 +31,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	storageinformers "k8s.io/client-go/informers/storage/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -44,6 +43,7 @@ import (
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const (
@@ -53,92 +53,27 @@ const (
 
 var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
-// claimOpt and volumeOpt tweak the objects the builders make.
-type (
-	claimOpt  func(*v1.PersistentVolumeClaim)
-	volumeOpt func(*v1.PersistentVolume)
-)
-
-// claim builds a bound claim "name" of volume "pv-<name>", requesting
-// request, with status.capacity capacity.
-func claim(name, request, capacity string, opts ...claimOpt) *v1.PersistentVolumeClaim {
-	pvc := &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name)},
-		Spec: v1.PersistentVolumeClaimSpec{
-			VolumeName: "pv-" + name,
-			Resources:  v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse(request)}},
-		},
-		Status: v1.PersistentVolumeClaimStatus{
-			Phase:    v1.ClaimBound,
-			Capacity: v1.ResourceList{v1.ResourceStorage: resource.MustParse(capacity)},
-		},
-	}
-	for _, o := range opts {
-		o(pvc)
-	}
-	return pvc
+// claim is testobj's claim "name" in ns, of the volume "pv-<name>" the
+// assertions read.
+func claim(name, request, capacity string, opts ...testobj.ClaimOpt) *v1.PersistentVolumeClaim {
+	return testobj.Claim(ns, name, request, capacity, append([]testobj.ClaimOpt{testobj.VolumeName("pv-" + name)}, opts...)...)
 }
 
-func allocated(size string, status v1.ClaimResourceStatus) claimOpt {
-	return func(pvc *v1.PersistentVolumeClaim) {
-		pvc.Status.AllocatedResources = v1.ResourceList{v1.ResourceStorage: resource.MustParse(size)}
-		if status != "" {
-			pvc.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: status}
-		}
-	}
-}
-
+// unbound leaves the claim's volume and status but its phase Pending.
 func unbound(pvc *v1.PersistentVolumeClaim) { pvc.Status.Phase = v1.ClaimPending }
 
-func storageClass(name string) claimOpt {
-	return func(pvc *v1.PersistentVolumeClaim) { pvc.Spec.StorageClassName = &name }
+// volume is testobj's PV of claim, of size, handled by driverName, in no
+// class unless an option says so.
+func volume(pvc *v1.PersistentVolumeClaim, size string, opts ...testobj.VolumeOpt) *v1.PersistentVolume {
+	return testobj.Volume(pvc, driverName, size, append([]testobj.VolumeOpt{testobj.Classes("", "")}, opts...)...)
 }
 
-func annotated(key, value string) claimOpt {
-	return func(pvc *v1.PersistentVolumeClaim) {
-		if pvc.Annotations == nil {
-			pvc.Annotations = map[string]string{}
-		}
-		pvc.Annotations[key] = value
-	}
-}
-
-// volume builds the PV of claim, of size, handled by driver.
-func volume(pvc *v1.PersistentVolumeClaim, size string, opts ...volumeOpt) *v1.PersistentVolume {
-	pv := &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: pvc.Spec.VolumeName},
-		Spec: v1.PersistentVolumeSpec{
-			Capacity:    v1.ResourceList{v1.ResourceStorage: resource.MustParse(size)},
-			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-			ClaimRef:    &v1.ObjectReference{Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID},
-			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
-				Driver: driverName, VolumeHandle: "vol-" + pvc.Name,
-			}},
-		},
-		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound},
-	}
-	for _, o := range opts {
-		o(pv)
-	}
-	return pv
-}
-
-func ofDriver(name string) volumeOpt {
+func ofDriver(name string) testobj.VolumeOpt {
 	return func(pv *v1.PersistentVolume) { pv.Spec.CSI.Driver = name }
 }
 
-func expandSecret(namespace, name string) volumeOpt {
-	return func(pv *v1.PersistentVolume) {
-		pv.Spec.CSI.ControllerExpandSecretRef = &v1.SecretReference{Namespace: namespace, Name: name}
-	}
-}
-
-func inClass(name string) volumeOpt {
-	return func(pv *v1.PersistentVolume) { pv.Spec.StorageClassName = name }
-}
-
-func class(name string, params map[string]string) *storagev1.StorageClass {
-	return &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: driverName, Parameters: params}
+func expandSecret(namespace, name string) testobj.VolumeOpt {
+	return testobj.ExpandSecret(&v1.SecretReference{Namespace: namespace, Name: name})
 }
 
 func secret(namespace, name string, data map[string]string) *v1.Secret {

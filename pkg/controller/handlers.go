@@ -43,7 +43,13 @@ func (c *Controller) registerHandlers() error {
 		return err
 	}
 	if c.Modifier != nil {
-		if err := c.watchAttributeClasses(); err != nil {
+		// The claims that wait for a class are queued when it is created, so
+		// that a Pending modification starts by itself.
+		if err := c.Claims.AddIndexers(cache.Indexers{byClass: claimClasses}); err != nil {
+			return err
+		}
+		if _, err := c.AttributeClasses.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: c.classCreated, UpdateFunc: c.classReplaced}); err != nil {
 			return err
 		}
 	}
@@ -61,19 +67,6 @@ func (c *Controller) registerHandlers() error {
 // byClass indexes claims by the VolumeAttributesClasses their next
 // modification waits for: the spec's class and the recorded target.
 const byClass = "volumeAttributesClass"
-
-// watchAttributeClasses queues the claims that wait for a class when it is
-// created, so that a Pending modification starts by itself.
-func (c *Controller) watchAttributeClasses() error {
-	if err := c.Claims.AddIndexers(cache.Indexers{byClass: claimClasses}); err != nil {
-		return err
-	}
-	_, err := c.AttributeClasses.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.classCreated,
-		UpdateFunc: c.classReplaced,
-	})
-	return err
-}
 
 // classReplaced handles a class deleted and created again while the watch
 // was down: the relist shows it as an update with a new UID.
@@ -154,14 +147,10 @@ func (c *Controller) claimUpdated(oldObj, newObj any) {
 // the resizer before the resync.
 func kubeletStatusChanged(old, cur *slim.Claim) bool {
 	oldStatus, curStatus := ptr.Deref(old.ResizeStatus, ""), ptr.Deref(cur.ResizeStatus, "")
-	if oldStatus != curStatus && (isKubeletStatus(oldStatus) || isKubeletStatus(curStatus)) {
-		return true
+	kubelets := func(s v1.ClaimResourceStatus) bool {
+		return s == v1.PersistentVolumeClaimNodeResizeInProgress || s == v1.PersistentVolumeClaimNodeResizeInfeasible
 	}
-	return nodeError(old.Conditions) != nodeError(cur.Conditions)
-}
-
-func isKubeletStatus(s v1.ClaimResourceStatus) bool {
-	return s == v1.PersistentVolumeClaimNodeResizeInProgress || s == v1.PersistentVolumeClaimNodeResizeInfeasible
+	return oldStatus != curStatus && (kubelets(oldStatus) || kubelets(curStatus)) || nodeError(old.Conditions) != nodeError(cur.Conditions)
 }
 
 // nodeError is kubelet's NodeResizeError condition, or the zero condition.
@@ -176,14 +165,8 @@ func nodeError(conditions []v1.PersistentVolumeClaimCondition) v1.PersistentVolu
 
 // classChanged tells whether the spec's or the current class differ.
 func classChanged(old, cur *slim.ClaimClasses) bool {
-	var empty slim.ClaimClasses
-	if old == nil {
-		old = &empty
-	}
-	if cur == nil {
-		cur = &empty
-	}
-	return ptr.Deref(old.Spec, "") != ptr.Deref(cur.Spec, "") || ptr.Deref(old.Current, "") != ptr.Deref(cur.Current, "")
+	o, n := ptr.Deref(old, slim.ClaimClasses{}), ptr.Deref(cur, slim.ClaimClasses{})
+	return ptr.Deref(o.Spec, "") != ptr.Deref(n.Spec, "") || ptr.Deref(o.Current, "") != ptr.Deref(n.Current, "")
 }
 
 func (c *Controller) claimDeleted(obj any) {
@@ -200,7 +183,7 @@ func (c *Controller) volumeDeleted(obj any) {
 		obj = tomb.Obj
 	}
 	if pv, ok := obj.(*slim.Volume); ok {
-		c.memory.forgetVolume(pv.Name)
+		c.memory.volumes.forget(pv.Name)
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 // hostileCase is one malformed or hostile object set synced once.
@@ -51,7 +52,7 @@ func TestHostileObjects(t *testing.T) {
 	noCapacity := func(pv *v1.PersistentVolume) { pv.Spec.Capacity = nil }
 	noRequest := func(pvc *v1.PersistentVolumeClaim) { pvc.Spec.Resources.Requests = nil }
 	noStatusCapacity := func(pvc *v1.PersistentVolumeClaim) { pvc.Status.Capacity = nil }
-	migrating := annotated("volume.kubernetes.io/storage-resizer", driverName)
+	migrating := testobj.Annotated("volume.kubernetes.io/storage-resizer", driverName)
 	grown := []string{intentWrite, pvWrite, claimWrite}
 
 	tests := []hostileCase{
@@ -84,7 +85,7 @@ func TestHostileObjects(t *testing.T) {
 			wantEvent: `Warning VolumeResizeFailed cannot resize volume "pv-a": PV capacity: size with decimal exponent 2000000000 is out of range`},
 		{name: "status capacity of 0 with a huge exponent", pvc: claim("a", "2Gi", "0e2000000000"),
 			wantEvent: `Warning VolumeResizeFailed cannot resize volume "pv-a": status capacity: size with decimal exponent 2000000000 is out of range`},
-		{name: "allocated size too large to compare", pvc: claim("a", "2Gi", "1Gi", allocated("-1e2000000000", v1.PersistentVolumeClaimControllerResizeInProgress)),
+		{name: "allocated size too large to compare", pvc: claim("a", "2Gi", "1Gi", testobj.Allocated("-1e2000000000", v1.PersistentVolumeClaimControllerResizeInProgress)),
 			wantEvent: `Warning VolumeResizeFailed cannot resize volume "pv-a": allocated size: size with decimal exponent 2000000000 is out of range`},
 	}
 	for _, tc := range tests {
@@ -188,21 +189,21 @@ func TestHostileSecretConfiguration(t *testing.T) {
 	tests := []struct {
 		name      string
 		pvc       *v1.PersistentVolumeClaim
-		pvOpts    []volumeOpt
+		pvOpts    []testobj.VolumeOpt
 		class     *storageclass
 		secrets   []*v1.Secret
 		wantEvent string // substring of the only event; "" when the resize goes through
 		wantReads []string
 		fix       func(e *env) // makes the next sync succeed
 	}{
-		{name: "StorageClass deleted: no secret, resize proceeds", pvc: claim("a", "2Gi", "1Gi", storageClass("gone")), pvOpts: []volumeOpt{inClass("gone")}},
-		{name: "Secret missing: event naming it, no call, nothing written", pvc: claim("a", "2Gi", "1Gi"), pvOpts: []volumeOpt{expandSecret("vault", "missing")},
+		{name: "StorageClass deleted: no secret, resize proceeds", pvc: claim("a", "2Gi", "1Gi", testobj.InStorageClass("gone")), pvOpts: []testobj.VolumeOpt{testobj.Classes("gone", "")}},
+		{name: "Secret missing: event naming it, no call, nothing written", pvc: claim("a", "2Gi", "1Gi"), pvOpts: []testobj.VolumeOpt{expandSecret("vault", "missing")},
 			wantEvent: `Warning VolumeResizeFailed expand volume "pv-a" to 2Gi: secret "vault/missing" for volume expansion not found: secrets "missing" not found; the driver is not called without it: retried with backoff`,
 			wantReads: []string{"secrets vault/missing"},
 			fix: func(e *env) {
 				e.must(e.client.Tracker().Add(secret("vault", "missing", map[string]string{"k": "v"})))
 			}},
-		{name: "name template resolving to an invalid name", pvc: claim("a", "2Gi", "1Gi", annotated("x", "../kube-system/admin")), pvOpts: []volumeOpt{inClass("bad")},
+		{name: "name template resolving to an invalid name", pvc: claim("a", "2Gi", "1Gi", testobj.Annotated("x", "../kube-system/admin")), pvOpts: []testobj.VolumeOpt{testobj.Classes("bad", "")},
 			class:     &storageclass{"bad", map[string]string{nameParam: "${pvc.annotations['x']}", nsParam: "${pvc.namespace}"}},
 			wantEvent: `resolved to "../kube-system/admin", which is not a valid Secret name`,
 			fix: func(e *env) {
@@ -211,7 +212,7 @@ func TestHostileSecretConfiguration(t *testing.T) {
 				e.must(e.client.Tracker().Update(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), pvc, ns))
 				e.must(e.client.Tracker().Add(secret(ns, "expand-creds", map[string]string{"k": "v"})))
 			}},
-		{name: "namespace template from a user annotation is refused", pvc: claim("a", "2Gi", "1Gi", annotated("x", "kube-system")), pvOpts: []volumeOpt{inClass("steal")},
+		{name: "namespace template from a user annotation is refused", pvc: claim("a", "2Gi", "1Gi", testobj.Annotated("x", "kube-system")), pvOpts: []testobj.VolumeOpt{testobj.Classes("steal", "")},
 			class:     &storageclass{"steal", map[string]string{nameParam: "admin", nsParam: "${pvc.annotations['x']}"}},
 			secrets:   []*v1.Secret{secret("kube-system", "admin", map[string]string{"token": "cluster-admin"})},
 			wantEvent: `token "${pvc.annotations['x']}" is not allowed in a namespace template`},
@@ -221,7 +222,7 @@ func TestHostileSecretConfiguration(t *testing.T) {
 			pv := volume(tc.pvc, "1Gi", tc.pvOpts...)
 			objs := objects(tc.pvc, pv)
 			if tc.class != nil {
-				objs = append(objs, class(tc.class.name, tc.class.params))
+				objs = append(objs, testobj.StorageClass(tc.class.name, driverName, tc.class.params))
 			}
 			for _, s := range tc.secrets {
 				objs = append(objs, s)

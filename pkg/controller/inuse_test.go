@@ -34,6 +34,7 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/inuse"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 // withPods gives the controller a pod tracker whose cache the test fills.
@@ -113,7 +114,7 @@ func TestSecrets(t *testing.T) {
 	}
 	tests := []struct {
 		name        string
-		pvOpts      []volumeOpt
+		pvOpts      []testobj.VolumeOpt
 		class       *storageclass
 		secrets     []*v1.Secret
 		noSecret    bool
@@ -121,30 +122,30 @@ func TestSecrets(t *testing.T) {
 		wantReads   []string
 		wantErr     string
 	}{
-		{name: "secret from the PV ref", pvOpts: []volumeOpt{expandSecret("vault", "expand-creds")},
+		{name: "secret from the PV ref", pvOpts: []testobj.VolumeOpt{expandSecret("vault", "expand-creds")},
 			secrets:     []*v1.Secret{secret("vault", "expand-creds", map[string]string{"token": "s3cr3t-pv"})},
 			wantSecrets: map[string]string{"token": "s3cr3t-pv"}, wantReads: []string{"secrets vault/expand-creds"}},
-		{name: "secret from StorageClass templates", pvOpts: []volumeOpt{inClass("gold")}, class: &storageclass{"gold", templated},
+		{name: "secret from StorageClass templates", pvOpts: []testobj.VolumeOpt{testobj.Classes("gold", "")}, class: &storageclass{"gold", templated},
 			secrets:     []*v1.Secret{secret(ns, "a-expand", map[string]string{"token": "s3cr3t-sc"})},
 			wantSecrets: map[string]string{"token": "s3cr3t-sc"}, wantReads: []string{"secrets default/a-expand"}},
-		{name: "PV ref wins over the class", pvOpts: []volumeOpt{inClass("gold"), expandSecret("vault", "expand-creds")}, class: &storageclass{"gold", templated},
+		{name: "PV ref wins over the class", pvOpts: []testobj.VolumeOpt{testobj.Classes("gold", ""), expandSecret("vault", "expand-creds")}, class: &storageclass{"gold", templated},
 			secrets:     []*v1.Secret{secret("vault", "expand-creds", map[string]string{"token": "from-pv"})},
 			wantSecrets: map[string]string{"token": "from-pv"}, wantReads: []string{"secrets vault/expand-creds"}},
-		{name: "no secret configured", pvOpts: []volumeOpt{inClass("plain")}, class: &storageclass{"plain", nil}},
-		{name: "class deleted: no secret", pvOpts: []volumeOpt{inClass("gone")}},
-		{name: "node-only resizer reads no secret", pvOpts: []volumeOpt{expandSecret("vault", "missing")}, noSecret: true},
-		{name: "missing secret: event, no driver call", pvOpts: []volumeOpt{expandSecret("vault", "missing")},
+		{name: "no secret configured", pvOpts: []testobj.VolumeOpt{testobj.Classes("plain", "")}, class: &storageclass{"plain", nil}},
+		{name: "class deleted: no secret", pvOpts: []testobj.VolumeOpt{testobj.Classes("gone", "")}},
+		{name: "node-only resizer reads no secret", pvOpts: []testobj.VolumeOpt{expandSecret("vault", "missing")}, noSecret: true},
+		{name: "missing secret: event, no driver call", pvOpts: []testobj.VolumeOpt{expandSecret("vault", "missing")},
 			wantReads: []string{"secrets vault/missing"}, wantErr: `secret "vault/missing" for volume expansion not found`},
-		{name: "template resolving to an invalid name: event, no read, no call", pvOpts: []volumeOpt{inClass("bad")},
+		{name: "template resolving to an invalid name: event, no read, no call", pvOpts: []testobj.VolumeOpt{testobj.Classes("bad", "")},
 			class:   &storageclass{"bad", map[string]string{"csi.storage.k8s.io/controller-expand-secret-name": "${pvc.annotations['x']}", "csi.storage.k8s.io/controller-expand-secret-namespace": "${pvc.namespace}"}},
 			wantErr: "csi.storage.k8s.io/controller-expand-secret-name"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pvc := claim("a", "2Gi", "1Gi", annotated("x", "../kube-system/admin"))
+			pvc := claim("a", "2Gi", "1Gi", testobj.Annotated("x", "../kube-system/admin"))
 			objs := objects(pvc, volume(pvc, "1Gi", tc.pvOpts...))
 			if tc.class != nil {
-				objs = append(objs, class(tc.class.name, tc.class.params))
+				objs = append(objs, testobj.StorageClass(tc.class.name, driverName, tc.class.params))
 			}
 			for _, s := range tc.secrets {
 				objs = append(objs, s)

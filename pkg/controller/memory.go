@@ -45,10 +45,10 @@ type memory struct {
 	// refused is the last refusal of each claim that --node-deployment
 	// refuses and that an event told (see refuse).
 	refused remembered[string]
-
-	mu      sync.Mutex
-	claims  map[string]*v1.PersistentVolumeClaim
-	volumes map[string]*v1.PersistentVolume
+	// claims and volumes are the objects written last, under their key and
+	// no UID (see fresh).
+	claims  remembered[*v1.PersistentVolumeClaim]
+	volumes remembered[*v1.PersistentVolume]
 }
 
 // track is what the controller remembers of one operation's driver calls:
@@ -74,13 +74,6 @@ type claimID struct {
 
 // idOf is the claimID of pvc, whose key is key.
 func idOf(key string, pvc *v1.PersistentVolumeClaim) claimID { return claimID{key: key, uid: pvc.UID} }
-
-func newMemory() *memory {
-	return &memory{
-		claims:  map[string]*v1.PersistentVolumeClaim{},
-		volumes: map[string]*v1.PersistentVolume{},
-	}
-}
 
 // remembered holds one value per claim. It is kept under the claim's key
 // and belongs to its UID: a claim deleted and created again under the same
@@ -141,37 +134,6 @@ func (t *track[T, R]) forget(key string) {
 
 func (t *track[T, R]) len() int { return t.failures.len() + t.applied.len() }
 
-// wroteClaim remembers a claim as the API server returned it after a write.
-func (m *memory) wroteClaim(key string, pvc *v1.PersistentVolumeClaim) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.claims[key] = pvc
-}
-
-// wroteVolume remembers a PV as the API server returned it after a write.
-func (m *memory) wroteVolume(pv *v1.PersistentVolume) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.volumes[pv.Name] = pv
-}
-
-// freshClaim returns the newer of the cached claim and the one written last.
-func (m *memory) freshClaim(key string, cached *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return newer(m.claims, key, cached)
-}
-
-// freshVolume returns the newer of the cached PV and the one written last.
-func (m *memory) freshVolume(cached *v1.PersistentVolume) *v1.PersistentVolume {
-	if cached == nil {
-		return nil
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return newer(m.volumes, cached.Name, cached)
-}
-
 // forget drops everything known about a deleted claim.
 func (m *memory) forget(key string) {
 	m.resize.forget(key)
@@ -179,43 +141,30 @@ func (m *memory) forget(key string) {
 	m.rounded.forget(key)
 	m.handedBack.forget(key)
 	m.refused.forget(key)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.claims, key)
-}
-
-// forgetVolume drops a deleted PV.
-func (m *memory) forgetVolume(name string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.volumes, name)
+	m.claims.forget(key)
 }
 
 // size reports how many entries are held, for tests of the clean-up.
 func (m *memory) size() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.resize.len() + m.modify.len() + m.refused.len() + m.rounded.len() + m.handedBack.len() + len(m.claims) + len(m.volumes)
+	return m.resize.len() + m.modify.len() + m.refused.len() + m.rounded.len() + m.handedBack.len() + m.claims.len() + m.volumes.len()
 }
 
-type versioned interface {
-	GetResourceVersion() string
-}
-
-// newer picks the written object while the cache still holds an older
-// version, and forgets it once the cache has caught up. Resource versions
-// are compared as numbers, which etcd-backed servers give; when they are not
-// numbers the cache wins.
-func newer[T versioned](written map[string]T, key string, cached T) T {
-	w, ok := written[key]
+// fresh returns the object written last under key while the cache still
+// holds an older version of it, cached, and forgets it once the cache has
+// caught up. Resource versions are compared as numbers, which etcd-backed
+// servers give; when they are not numbers the cache wins.
+func fresh[T interface{ GetResourceVersion() string }](written *remembered[T], key string, cached T) T {
+	written.mu.Lock()
+	defer written.mu.Unlock()
+	w, ok := written.values[key]
 	if !ok {
 		return cached
 	}
-	wrote, err1 := strconv.ParseUint(w.GetResourceVersion(), 10, 64)
+	wrote, err1 := strconv.ParseUint(w.value.GetResourceVersion(), 10, 64)
 	seen, err2 := strconv.ParseUint(cached.GetResourceVersion(), 10, 64)
 	if err1 == nil && err2 == nil && seen < wrote {
-		return w
+		return w.value
 	}
-	delete(written, key)
+	delete(written.values, key)
 	return cached
 }

@@ -45,9 +45,9 @@ func TestFreshClaim(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newMemory()
-			m.wroteClaim("default/a", withVersion(tc.written))
-			got := m.freshClaim("default/a", withVersion(tc.cached))
+			m := &memory{}
+			m.claims.set(claimID{key: "default/a"}, withVersion(tc.written))
+			got := fresh(&m.claims, "default/a", withVersion(tc.cached))
 			equal(t, "version", got.ResourceVersion, tc.wantVersion)
 			equal(t, "still remembered", m.size() == 1, tc.wantKept)
 		})
@@ -55,22 +55,19 @@ func TestFreshClaim(t *testing.T) {
 }
 
 func TestFreshVolumeAndForget(t *testing.T) {
-	m := newMemory()
-	if m.freshVolume(nil) != nil {
-		t.Fatal("nil PV must stay nil")
-	}
-	m.wroteVolume(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-a", ResourceVersion: "5"}})
-	got := m.freshVolume(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-a", ResourceVersion: "4"}})
+	m := &memory{}
+	m.volumes.set(claimID{key: "pv-a"}, &v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-a", ResourceVersion: "5"}})
+	got := fresh(&m.volumes, "pv-a", &v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-a", ResourceVersion: "4"}})
 	equal(t, "PV version", got.ResourceVersion, "5")
 	id := claimID{key: "default/a", uid: "uid-a"}
 	m.resize.failures.set(id, decide.ResizeFailure{Class: decide.Final})
 	m.resize.applied.set(id, applied[resource.Quantity, expansion]{target: resource.MustParse("2Gi")})
 	m.modify.failures.set(id, decide.ModifyFailure{Class: decide.Final})
 	m.modify.applied.set(id, applied[string, struct{}]{target: "gold"})
-	m.wroteClaim("default/a", withVersion("3"))
+	m.claims.set(claimID{key: "default/a"}, withVersion("3"))
 	equal(t, "entries held", m.size(), 6)
 	m.forget("default/a")
-	m.forgetVolume("pv-a")
+	m.volumes.forget("pv-a")
 	equal(t, "entries left", m.size(), 0)
 	if m.resize.failures.get(id) != nil || m.modify.applied.get(id) != nil {
 		t.Error("memory survived forget")
@@ -80,7 +77,7 @@ func TestFreshVolumeAndForget(t *testing.T) {
 // TestMemoryBelongsToTheClaimsUID: what is remembered of a claim is not
 // seen by another claim of the same name, and that claim's own replaces it.
 func TestMemoryBelongsToTheClaimsUID(t *testing.T) {
-	m := newMemory()
+	m := &memory{}
 	first, second := claimID{key: "default/a", uid: "uid-1"}, claimID{key: "default/a", uid: "uid-2"}
 	m.resize.failures.set(first, decide.ResizeFailure{Class: decide.Final})
 	m.modify.applied.set(first, applied[string, struct{}]{target: "gold"})

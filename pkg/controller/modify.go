@@ -27,28 +27,8 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/events"
+	"github.com/csi-resizer/csi-resizer/pkg/secrets"
 )
-
-// Event reasons of volume modification: the upstream strings, "Canceled"
-// spelled as upstream spells it (package eventtext).
-const (
-	ReasonModify           = events.ReasonModify
-	ReasonModifySuccessful = events.ReasonModifySuccessful
-	ReasonModifyFailed     = events.ReasonModifyFailed
-	ReasonModifyCanceled   = events.ReasonModifyCanceled
-)
-
-// modifyCalls is modification, as the attempt sees it. Its driver call returns
-// nothing: the class it applied is the target.
-func (c *Controller) modifyCalls() driverOperation[string, struct{}] {
-	return driverOperation[string, struct{}]{
-		track:        &c.memory.modify,
-		rules:        decide.ModifyRules,
-		failedReason: ReasonModifyFailed,
-		result:       func(f decide.ModifyFailure) string { return f.Class.String() },
-		observe:      c.observeModify,
-	}
-}
 
 // classDriver looks a VolumeAttributesClass's driver up in the cache.
 func (c *Controller) classDriver(name string) (string, bool) {
@@ -65,18 +45,21 @@ func (c *Controller) modifyStep(ctx context.Context, key string, pvc *v1.Persist
 	what := modifying(pv, d.Target) + ": record the claim's state"
 	switch d.Action {
 	case decide.ModifyCall:
-		return attemptCall(c, ctx, c.modifyCalls(), key, pvc, d, p.WritesOnly, &modifyCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
+		// The driver call returns nothing: the class it applied is the target.
+		op := driverOperation[string, struct{}]{track: &c.memory.modify, rules: decide.ModifyRules, failedReason: events.ReasonModifyFailed,
+			result: func(f decide.ModifyFailure) string { return f.Class.String() }, observer: Observer.ObserveModify}
+		return attemptCall(c, ctx, op, key, pvc, d, p.WritesOnly, &modifyCall{c: c, key: key, pvc: pvc, pv: pv, target: d.Target})
 	case decide.Pend:
-		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyPending(pvc, d.Target), event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason}, ReasonModifyFailed, what)
+		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyPending(pvc, d.Target), event{v1.EventTypeWarning, events.ReasonModifyFailed, d.Reason}, events.ReasonModifyFailed, what)
 	case decide.Refuse:
 		refused := claimstatus.ModifyFailed(pvc, claimstatus.ModifyFailure{Target: d.Target, Infeasible: true, Reason: "InvalidArgument",
 			Message: d.Reason}, c.refusedAt(pvc, d.Target))
-		return 0, c.recordOnce(ctx, key, pvc, refused, event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason}, ReasonModifyFailed, what)
+		return 0, c.recordOnce(ctx, key, pvc, refused, event{v1.EventTypeWarning, events.ReasonModifyFailed, d.Reason}, events.ReasonModifyFailed, what)
 	case decide.Cancel:
 		why := fmt.Sprintf("Canceled the modification to class %q: %s", d.Target, d.Reason)
-		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyCleared(pvc, c.now()), event{v1.EventTypeNormal, ReasonModifyCanceled, why}, ReasonModifyFailed, what)
+		return 0, c.recordOnce(ctx, key, pvc, claimstatus.ModifyCleared(pvc, c.now()), event{v1.EventTypeNormal, events.ReasonModifyCanceled, why}, events.ReasonModifyFailed, what)
 	case decide.Blocked:
-		c.emit(pvc, event{v1.EventTypeWarning, ReasonModifyFailed, d.Reason})
+		c.emit(pvc, event{v1.EventTypeWarning, events.ReasonModifyFailed, d.Reason})
 	}
 	return 0, nil
 }
@@ -112,29 +95,29 @@ func (x *modifyCall) prepare(ctx context.Context) (func(context.Context) (struct
 	if err != nil {
 		return nil, fmt.Errorf("read VolumeAttributesClass %q from cache: %w", x.target, err)
 	}
-	secrets, err := c.modifySecretsFor(ctx, x.pvc, x.pv)
+	secret, err := c.secretsFor(ctx, x.pvc, x.pv, secrets.ModifyRefFor)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", x.what(), err)
-		c.emit(x.pvc, event{v1.EventTypeWarning, ReasonModifyFailed, err.Error() + "; " + nextWithoutSecret})
+		c.emit(x.pvc, event{v1.EventTypeWarning, events.ReasonModifyFailed, err.Error() + "; " + nextWithoutSecret})
 		return nil, err
 	}
 	parameters := decide.Parameters(vac.Parameters, x.pvc.Namespace, x.pvc.Name, x.pv.Name, c.ExtraModifyMetadata)
 	return func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, c.Modifier.Modify(ctx, x.pv, parameters, secrets)
+		return struct{}{}, c.Modifier.Modify(ctx, x.pv, parameters, secret)
 	}, nil
 }
 
 func (x *modifyCall) intent(pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, event) {
 	return claimstatus.ModifyIntent(pvc, x.target, x.c.now()),
-		event{v1.EventTypeNormal, ReasonModify, fmt.Sprintf("external resizer is modifying volume %s with vac %s", pvc.Name, x.target)}
+		event{v1.EventTypeNormal, events.ReasonModify, fmt.Sprintf("external resizer is modifying volume %s with vac %s", pvc.Name, x.target)}
 }
 
 // record writes the PV's class, then the claim's.
 func (x *modifyCall) record(ctx context.Context, pvc *v1.PersistentVolumeClaim, _ struct{}) (string, error) {
-	done := event{v1.EventTypeNormal, ReasonModifySuccessful,
+	done := event{v1.EventTypeNormal, events.ReasonModifySuccessful,
 		fmt.Sprintf("external resizer modified volume %s with vac %s successfully", pvc.Name, x.target)}
 	return ResultFinished, x.c.recordSuccess(ctx, x.key, pvc, claimstatus.Modified(pvc, x.target, x.c.now()),
-		x.pv, claimstatus.VolumeWithClass(x.pv, x.target), done, ReasonModifyFailed, x.what()+": record the applied class",
+		x.pv, claimstatus.VolumeWithClass(x.pv, x.target), done, events.ReasonModifyFailed, x.what()+": record the applied class",
 		fmt.Sprintf("the driver has applied class %q", x.target))
 }
 

@@ -27,10 +27,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 func TestModifyMissingClassPends(t *testing.T) {
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	e := newModifyEnv(t, nil, objects(pvc, volume(pvc, "1Gi")))
 	equal(t, "requeue after", e.mustSync("a"), time.Duration(0))
 	equal(t, "claim", modifySummary(e.claim("a")), pendingGold)
@@ -71,7 +73,7 @@ func TestModifyMissingClassPends(t *testing.T) {
 // else happens to the claim; the VolumeAttributesClass informer's event
 // alone must start the modification.
 func TestModifyStartsWhenClassCreated(t *testing.T) {
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	e := newModifyEnv(t, nil, objects(pvc, volume(pvc, "1Gi")))
 	stop := runInformers(t, e.ctrl)
 	ctx, cancel := context.WithCancel(e.ctx)
@@ -112,7 +114,7 @@ func runInformers(t *testing.T, c *Controller) chan struct{} {
 }
 
 func TestModifyRefusesClassOfAnotherDriver(t *testing.T) {
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	e := newModifyEnv(t, nil, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, otherDriver)))
 	equal(t, "requeue after", e.mustSync("a"), time.Duration(0))
 	equal(t, "driver calls", len(e.modifier.targets()), 0)
@@ -138,7 +140,7 @@ func TestModifyRefusesClassOfAnotherDriver(t *testing.T) {
 // class is refused, once, with no call.
 func TestModifyRefusesInTreeVolume(t *testing.T) {
 	const ebs = "ebs.csi.aws.com"
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold), annotated("volume.kubernetes.io/storage-resizer", ebs))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""), testobj.Annotated("volume.kubernetes.io/storage-resizer", ebs))
 	pv := volume(pvc, "1Gi", func(pv *v1.PersistentVolume) {
 		pv.Spec.CSI = nil
 		pv.Spec.AWSElasticBlockStore = &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "aws://us-east-1a/vol-0123"}
@@ -161,7 +163,7 @@ func TestModifyRefusesInTreeVolume(t *testing.T) {
 // class would race with it, and its parameters are gone) until the class is
 // created again, whose creation queues the claim.
 func TestModifyBlockedUntilClassReturns(t *testing.T) {
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	m := &fakeModifier{script: []error{status.Error(codes.DeadlineExceeded, "slow")}}
 	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName), attributeClass(silver, driverName)))
 	if _, err := e.sync("a"); err == nil {

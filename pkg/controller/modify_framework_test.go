@@ -39,10 +39,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-resizer/csi-resizer/pkg/kube"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const (
@@ -55,28 +55,14 @@ const (
 	tierKey = "tier"
 )
 
-// attributeClass builds VolumeAttributesClass name of driver, whose
+// attributeClass is testobj's VolumeAttributesClass name of driver, whose
 // parameters name it under tierKey.
 func attributeClass(name, driver string) *storagev1.VolumeAttributesClass {
-	return &storagev1.VolumeAttributesClass{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		DriverName: driver,
-		Parameters: map[string]string{tierKey: name, "iops": strconv.Itoa(1000 * len(name))},
-	}
-}
-
-// wantsClass sets the claim's spec.volumeAttributesClassName.
-func wantsClass(name string) claimOpt {
-	return func(pvc *v1.PersistentVolumeClaim) { pvc.Spec.VolumeAttributesClassName = &name }
-}
-
-// atClass sets the claim's status.currentVolumeAttributesClassName.
-func atClass(name string) claimOpt {
-	return func(pvc *v1.PersistentVolumeClaim) { pvc.Status.CurrentVolumeAttributesClassName = &name }
+	return testobj.AttributesClass(name, driver, map[string]string{tierKey: name, "iops": strconv.Itoa(1000 * len(name))})
 }
 
 // classed sets the PV's spec.volumeAttributesClassName.
-func classed(name string) volumeOpt {
+func classed(name string) testobj.VolumeOpt {
 	return func(pv *v1.PersistentVolume) { pv.Spec.VolumeAttributesClassName = &name }
 }
 
@@ -216,7 +202,7 @@ type modifyEnv struct {
 func withModifier(m Modifier) envOpt {
 	return func(c *Config) {
 		c.Modifier = m
-		c.AttributeClasses = kube.NewVolumeAttributesClassInformer(c.Client, 0, cache.Indexers{})
+		c.AttributeClasses = kube.NewInformer(c.Client, c.Client.StorageV1().VolumeAttributesClasses(), 0, nil)
 	}
 }
 

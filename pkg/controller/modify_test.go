@@ -30,6 +30,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/secrets"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const (
@@ -49,7 +50,7 @@ const (
 )
 
 func TestModifySuccess(t *testing.T) {
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	e := newModifyEnv(t, nil, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName), attributeClass(silver, driverName)))
 	equal(t, "requeue after", e.mustSync("a"), time.Duration(0))
 
@@ -112,7 +113,7 @@ func TestModifyWriteConflicts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+			pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 			e := newModifyEnv(t, nil, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)))
 			e.failRequest("patch", tc.res, tc.nth, conflict)
 			_, err := e.sync("a")
@@ -154,7 +155,7 @@ func TestModifyUncertainKeepsRecordedTarget(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+			pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 			m := &fakeModifier{script: []error{status.Error(tc.code, "no answer")}}
 			e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName), attributeClass(silver, driverName)))
 			if _, err := e.sync("a"); err == nil {
@@ -192,7 +193,7 @@ func TestModifyUncertainKeepsRecordedTarget(t *testing.T) {
 
 func TestModifyInfeasibleThenRollback(t *testing.T) {
 	infeasible := status.Error(codes.InvalidArgument, "iops out of range")
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold), atClass(bronze))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, bronze))
 	m := &fakeModifier{script: []error{infeasible, infeasible}}
 	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi", classed(bronze)),
 		attributeClass(gold, driverName), attributeClass(bronze, driverName)))
@@ -246,7 +247,7 @@ func TestModifyInfeasibleThenRollback(t *testing.T) {
 // be partly at the failed class), setting the class back to the current
 // one applies the current class again through the driver.
 func TestModifyFinalErrorThenRollback(t *testing.T) {
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold), atClass(bronze))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, bronze))
 	m := &fakeModifier{script: []error{status.Error(codes.Internal, "half applied")}}
 	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi", classed(bronze)),
 		attributeClass(gold, driverName), attributeClass(bronze, driverName)))
@@ -263,7 +264,7 @@ func TestModifyFinalErrorThenRollback(t *testing.T) {
 }
 
 func TestModifyInfeasibleThenUnset(t *testing.T) {
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	m := &fakeModifier{script: []error{status.Error(codes.InvalidArgument, "no")}}
 	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)))
 	e.mustSync("a")
@@ -280,7 +281,7 @@ func TestModifyInfeasibleThenUnset(t *testing.T) {
 
 func TestModifyFinalErrorFollowsSpec(t *testing.T) {
 	internal := status.Error(codes.Internal, "backend busy")
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	m := &fakeModifier{script: []error{internal, internal}}
 	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName), attributeClass(silver, driverName)))
 
@@ -312,7 +313,7 @@ func TestModifyFinalErrorFollowsSpec(t *testing.T) {
 func TestModifyExtraMetadata(t *testing.T) {
 	for _, extra := range []bool{false, true} {
 		t.Run(map[bool]string{false: "without", true: "with"}[extra], func(t *testing.T) {
-			pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+			pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 			e := newModifyEnv(t, nil, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)),
 				func(c *Config) { c.ExtraModifyMetadata = extra })
 			e.mustSync("a")
@@ -329,13 +330,13 @@ func TestModifyExtraMetadata(t *testing.T) {
 }
 
 func TestModifySecrets(t *testing.T) {
-	modifySecret := func(namespace, name string) volumeOpt {
+	modifySecret := func(namespace, name string) testobj.VolumeOpt {
 		return func(pv *v1.PersistentVolume) {
 			pv.Annotations = map[string]string{secrets.ModifyNameAnnotation: name, secrets.ModifyNamespaceAnnotation: namespace}
 		}
 	}
 	t.Run("the annotated secret", func(t *testing.T) {
-		pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+		pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 		e := newModifyEnv(t, nil, objects(pvc, volume(pvc, "1Gi", modifySecret("vault", "modify-creds"), expandSecret("vault", "expand-creds")),
 			attributeClass(gold, driverName),
 			secret("vault", "modify-creds", map[string]string{"key": "for-modify"}),
@@ -345,7 +346,7 @@ func TestModifySecrets(t *testing.T) {
 		equal(t, "claim", modifySummary(e.claim("a")), atGold)
 	})
 	t.Run("the annotated secret is missing", func(t *testing.T) {
-		pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+		pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 		e := newModifyEnv(t, nil, objects(pvc, volume(pvc, "1Gi", modifySecret("vault", "missing")), attributeClass(gold, driverName)))
 		if _, err := e.sync("a"); err == nil {
 			t.Fatal("want the missing secret to be retried")
@@ -358,7 +359,7 @@ func TestModifySecrets(t *testing.T) {
 }
 
 func TestModificationOff(t *testing.T) {
-	pvc := claim("a", "2Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "2Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	e := newEnv(t, nil, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)))
 	e.mustSync("a")
 
@@ -391,7 +392,7 @@ func TestModificationOff(t *testing.T) {
 // gets its driver call: what the driver applied to the old one is no
 // reason to record the class on the new one.
 func TestRecreatedClaimInheritsNoAppliedClass(t *testing.T) {
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	m := &fakeModifier{}
 	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)))
 	e.failRequest("patch", "persistentvolumes", 1, errors.New("etcd is down"))
@@ -401,7 +402,7 @@ func TestRecreatedClaimInheritsNoAppliedClass(t *testing.T) {
 	equal(t, "driver calls", m.volumes(), []string{"pv-a"})
 
 	e.must(e.client.Tracker().Delete(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), ns, "a"))
-	again := claim("a", "1Gi", "1Gi", wantsClass(gold))
+	again := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	again.UID, again.Spec.VolumeName = "uid-a-again", "pv-a-again"
 	e.must(e.client.Tracker().Add(again))
 	e.must(e.client.Tracker().Add(volume(again, "1Gi")))

@@ -30,6 +30,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const expanded = "capacity=2Gi allocated=2Gi status=- conditions=[]"
@@ -42,16 +43,16 @@ func onTimeline(tl *timeline, rz *fakeResizer, pause time.Duration) envOpt {
 
 // modifyRecorded records an unfinished modification to target on the
 // claim, as a resizer that stopped during the driver call leaves it.
-func modifyRecorded(target string) claimOpt {
+func modifyRecorded(target string) testobj.ClaimOpt {
 	return func(pvc *v1.PersistentVolumeClaim) {
 		*pvc = *claimstatus.ModifyIntent(pvc, target, t0Meta())
 	}
 }
 
 // resizeRecorded records an unfinished expansion to size on the claim.
-func resizeRecorded(size string) claimOpt {
+func resizeRecorded(size string) testobj.ClaimOpt {
 	return func(pvc *v1.PersistentVolumeClaim) {
-		allocated(size, v1.PersistentVolumeClaimControllerResizeInProgress)(pvc)
+		testobj.Allocated(size, v1.PersistentVolumeClaimControllerResizeInProgress)(pvc)
 		pvc.Status.Conditions = append(pvc.Status.Conditions,
 			v1.PersistentVolumeClaimCondition{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue})
 	}
@@ -63,7 +64,7 @@ func resizeRecorded(size string) claimOpt {
 func TestResizeAndModifyTakeTurns(t *testing.T) {
 	tests := []struct {
 		name   string
-		opts   []claimOpt
+		opts   []testobj.ClaimOpt
 		script []result
 		// syncs is how many syncs the claim needs; all but the last fail.
 		syncs int
@@ -72,9 +73,9 @@ func TestResizeAndModifyTakeTurns(t *testing.T) {
 		{name: "a fresh expansion goes before a fresh modification",
 			syncs: 1, want: []string{"expand 2Gi", "modify gold"}},
 		{name: "an unfinished modification goes before a fresh expansion",
-			opts: []claimOpt{modifyRecorded(gold)}, syncs: 1, want: []string{"modify gold", "expand 2Gi"}},
+			opts: []testobj.ClaimOpt{modifyRecorded(gold)}, syncs: 1, want: []string{"modify gold", "expand 2Gi"}},
 		{name: "an unfinished modification goes before an unfinished expansion",
-			opts: []claimOpt{modifyRecorded(gold), resizeRecorded("2Gi")}, syncs: 1, want: []string{"modify gold", "expand 2Gi"}},
+			opts: []testobj.ClaimOpt{modifyRecorded(gold), resizeRecorded("2Gi")}, syncs: 1, want: []string{"modify gold", "expand 2Gi"}},
 		{name: "an expansion that failed for sure goes after the modification",
 			script: []result{{err: status.Error(codes.Internal, "busy")}},
 			syncs:  2, want: []string{"expand 2Gi", "modify gold", "expand 2Gi"}},
@@ -85,7 +86,7 @@ func TestResizeAndModifyTakeTurns(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tl := newTimeline()
-			pvc := claim("a", "2Gi", "1Gi", append([]claimOpt{wantsClass(gold)}, tc.opts...)...)
+			pvc := claim("a", "2Gi", "1Gi", append([]testobj.ClaimOpt{testobj.AttributesClasses(gold, "")}, tc.opts...)...)
 			e := newModifyEnv(t, &fakeModifier{timeline: tl}, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)),
 				onTimeline(tl, &fakeResizer{script: tc.script}, 0))
 			for i := 1; i < tc.syncs; i++ {
@@ -119,7 +120,7 @@ func TestResizeAndModifyNeverOverlap(t *testing.T) {
 	tl := newTimeline()
 	objs := []runtime.Object{attributeClass(gold, driverName)}
 	for i := range claims {
-		pvc := claim(fmt.Sprintf("c%d", i), "2Gi", "1Gi", wantsClass(gold))
+		pvc := claim(fmt.Sprintf("c%d", i), "2Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 		objs = append(objs, pvc, volume(pvc, "1Gi"))
 	}
 	e := newModifyEnv(t, &fakeModifier{timeline: tl, pause: 5 * time.Millisecond}, objs,
@@ -173,7 +174,7 @@ func (r *losingResizer) Expand(ctx context.Context, pv *v1.PersistentVolume, tar
 // recorded, but the modification the same sync would run next is not
 // started: the new leader may already be working on the volume.
 func TestLeaseLostMidSyncStartsNoNewCall(t *testing.T) {
-	pvc := claim("a", "2Gi", "1Gi", wantsClass(gold))
+	pvc := claim("a", "2Gi", "1Gi", testobj.AttributesClasses(gold, ""))
 	m := &fakeModifier{}
 	var lose context.CancelFunc
 	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)),
@@ -198,7 +199,7 @@ func TestFailingOperationDoesNotStarveTheOther(t *testing.T) {
 	timeout := status.Error(codes.DeadlineExceeded, "slow")
 	tests := []struct {
 		name     string
-		opts     []claimOpt
+		opts     []testobj.ClaimOpt
 		resizes  []result
 		modifies []error
 		check    func(t *testing.T, pvc *v1.PersistentVolumeClaim)
@@ -211,7 +212,7 @@ func TestFailingOperationDoesNotStarveTheOther(t *testing.T) {
 				}
 			}},
 		{name: "an unfinished modification that keeps timing out lets the expansion through",
-			opts:     []claimOpt{modifyRecorded(gold)},
+			opts:     []testobj.ClaimOpt{modifyRecorded(gold)},
 			modifies: []error{timeout, timeout, timeout, timeout},
 			check: func(t *testing.T, pvc *v1.PersistentVolumeClaim) {
 				if got := pvc.Status.Capacity[v1.ResourceStorage]; got.String() != "2Gi" {
@@ -221,7 +222,7 @@ func TestFailingOperationDoesNotStarveTheOther(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pvc := claim("a", "2Gi", "1Gi", append([]claimOpt{wantsClass(gold)}, tc.opts...)...)
+			pvc := claim("a", "2Gi", "1Gi", append([]testobj.ClaimOpt{testobj.AttributesClasses(gold, "")}, tc.opts...)...)
 			tl := newTimeline()
 			e := newModifyEnv(t, &fakeModifier{timeline: tl, script: tc.modifies}, objects(pvc, volume(pvc, "1Gi"), attributeClass(gold, driverName)),
 				onTimeline(tl, &fakeResizer{script: tc.resizes}, 0))

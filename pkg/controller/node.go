@@ -30,10 +30,6 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
-// ReasonNodeAffinityConflict is the reason of the warning on a claim that
-// --node-deployment refuses.
-const ReasonNodeAffinityConflict = events.ReasonNodeAffinityConflict
-
 // scope is what this controller handles: its driver's volumes, and with
 // --node-deployment only those pinned to its node.
 func (c *Controller) scope() ownership.Scope {
@@ -58,15 +54,13 @@ func (c *Controller) notOwned(logger klog.Logger, key string, pvc *v1.Persistent
 
 // refuse warns on a claim that --node-deployment refuses: its volume's
 // node affinity selects this node but may select others, so no instance
-// acts on it, and reason names the term that leaves it open. The warning
-// is given once per claim and reason, and only when the claim asks for
-// something, as the decisions say: every instance whose node the affinity
-// selects refuses the claim, and a warning on every claim of a zonal driver
-// from every node of the zone would drown the ones that matter. What was
-// warned is remembered in memory: an instance that restarts warns again.
+// acts on it, and reason names the term that leaves it open. The warning is
+// given once per claim and reason (in memory: an instance that restarts
+// warns again), and only when the claim asks for something, as its plan
+// says: every instance whose node the affinity selects refuses the claim,
+// and a warning on every claim of a zonal driver from every node of the
+// zone would drown the ones that matter.
 func (c *Controller) refuse(logger klog.Logger, key string, pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, reason string) {
-	// The plan says whether the claim asks for something, not what this
-	// instance does, nothing.
 	if decide.Claim(c.input(key, pvc, pv)).Next == decide.NoJob {
 		return
 	}
@@ -76,16 +70,14 @@ func (c *Controller) refuse(logger klog.Logger, key string, pvc *v1.PersistentVo
 	}
 	c.memory.refused.set(id, reason)
 	logger.Info("Refused: the volume's node affinity does not pin it to this node alone", "pv", pv.Name, "reason", reason)
-	c.Recorder.Event(pvc, v1.EventTypeWarning, ReasonNodeAffinityConflict, fmt.Sprintf(
+	c.Recorder.Event(pvc, v1.EventTypeWarning, events.ReasonNodeAffinityConflict, fmt.Sprintf(
 		"volume %s is neither resized nor modified by a resizer of --node-deployment: %s; one volume has one resizer, that of the one node its node affinity pins it to",
 		pv.Name, reason))
 }
 
 // nodeChanged queues the claims of the volumes whose verdict the change of
-// the node's labels changes: a volume newly pinned to the node is handled
-// at once, not at the next resync; one no longer pinned is left; one that
-// other nodes may now use is refused. It reads the PV cache and keeps
-// nothing.
+// the node's labels changes, so that a volume newly pinned to the node is
+// handled at once, not at the next resync. It reads the PV cache only.
 func (c *Controller) nodeChanged(old, cur *ownership.Node) {
 	var (
 		pv       v1.PersistentVolume
@@ -110,8 +102,7 @@ func (c *Controller) nodeChanged(old, cur *ownership.Node) {
 // keeps the whole projection of pv: for the volumes of its driver that its
 // node can use (Pinned, or Shared: refused, yet read to tell whether the
 // claim asks for something) and for in-tree ones (CSI migration). The
-// others keep only what ownership reads, for when the node's labels change
-// (slim.OwnershipOnly): the node is known before the caches start (Config.Node).
+// others keep only what ownership reads (slim.OwnershipOnly).
 func (c *Controller) keepsWhole(pv *v1.PersistentVolume) bool {
 	if pv.Spec.CSI == nil {
 		return true
@@ -136,5 +127,5 @@ func (c *Controller) whole(ctx context.Context, pv *v1.PersistentVolume) (*v1.Pe
 		return nil, fmt.Errorf("read PV %s, of which the cache keeps what ownership reads only: %w", pv.Name, err)
 	}
 	klog.FromContext(ctx).V(4).Info("Read a PV the cache keeps in part: the node's labels made it this node's", "pv", pv.Name)
-	return c.memory.freshVolume(live), nil
+	return fresh(&c.memory.volumes, live.Name, live), nil
 }

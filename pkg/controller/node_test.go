@@ -25,6 +25,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const nodeKey = "topology.hostpath.csi/node"
@@ -40,20 +41,16 @@ func onNode(labels map[string]string) (envOpt, *ownership.Watcher) {
 var node1 = map[string]string{ownership.HostnameLabel: "host-1", nodeKey: "node-1", v1.LabelTopologyZone: "z1"}
 
 // affinity gives the PV one term of key In values, ANDed with more.
-func affinity(key string, values []string, more ...v1.NodeSelectorRequirement) volumeOpt {
-	return func(pv *v1.PersistentVolume) {
-		exprs := append([]v1.NodeSelectorRequirement{{Key: key, Operator: v1.NodeSelectorOpIn, Values: values}}, more...)
-		pv.Spec.NodeAffinity = &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{
-			NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: exprs}},
-		}}
-	}
+func affinity(key string, values []string, more ...v1.NodeSelectorRequirement) testobj.VolumeOpt {
+	exprs := append([]v1.NodeSelectorRequirement{{Key: key, Operator: v1.NodeSelectorOpIn, Values: values}}, more...)
+	return testobj.NodeAffinity(&v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: exprs}}}})
 }
 
 func TestNodeDeployment(t *testing.T) {
 	tests := []struct {
 		name       string
-		pv         volumeOpt // none when nil
-		request    string    // 2Gi when empty
+		pv         testobj.VolumeOpt // none when nil
+		request    string            // 2Gi when empty
 		wantCalls  int
 		wantEvents []string
 	}{
@@ -79,7 +76,7 @@ func TestNodeDeployment(t *testing.T) {
 				request = "2Gi"
 			}
 			pvc := claim("a", request, "1Gi")
-			var opts []volumeOpt
+			var opts []testobj.VolumeOpt
 			if tc.pv != nil {
 				opts = append(opts, tc.pv)
 			}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 // A claim that keeps failing stays in its state since the resizer began
@@ -62,7 +63,7 @@ func TestResizeSinceSurvivesRetries(t *testing.T) {
 
 func TestModifySinceSurvivesRetries(t *testing.T) {
 	infeasible := status.Error(codes.InvalidArgument, "iops out of range")
-	pvc := claim("a", "1Gi", "1Gi", wantsClass(gold), atClass(bronze))
+	pvc := claim("a", "1Gi", "1Gi", testobj.AttributesClasses(gold, bronze))
 	m := &fakeModifier{script: []error{status.Error(codes.Internal, "busy"), infeasible, infeasible, infeasible}}
 	e := newModifyEnv(t, m, objects(pvc, volume(pvc, "1Gi", classed(bronze)),
 		attributeClass(gold, driverName), attributeClass(silver, driverName), attributeClass(bronze, driverName)))

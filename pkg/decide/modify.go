@@ -14,11 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// The volume modification state machine
-// (VolumeAttributesClass, KEP-3751): a pure decision, made from a claim's
-// recorded state, of what should happen to its volume's class now. It does
-// no I/O; the controller carries the decision out, in the same sync as the
-// resize decision of package resize.
+// The volume modification state machine (VolumeAttributesClass, KEP-3751):
+// a pure decision, made from a claim's recorded state, of what should happen
+// to its volume's class now.
 
 package decide
 
@@ -35,18 +33,19 @@ type ModifyAction int
 const (
 	// ModifyNone: nothing to do (the claim is at its class, or nothing asks for one).
 	ModifyNone ModifyAction = iota
-	// ModifyCall: record the intent when asked, then call ControllerModifyVolume
-	// with Decision.Target's parameters.
+	// ModifyCall: record the intent when asked, then call
+	// ControllerModifyVolume with Decision.Target's parameters (the only
+	// action that calls the driver).
 	ModifyCall
 	// Pend: the class does not exist yet; record Pending for Decision.Target
-	// and wait for the class to be created, with no driver call.
+	// and wait for the class to be created.
 	Pend
 	// Refuse: the target cannot be sent to this driver (a class of another
 	// driver, a volume that cannot carry a class); record it as infeasible
-	// and wait for the user, with no driver call.
+	// and wait for the user.
 	Refuse
-	// Cancel: drop the recorded modification (the user set the class back),
-	// with no driver call: the volume is still at its current class.
+	// Cancel: drop the recorded modification (the user set the class back):
+	// the volume is still at its current class.
 	Cancel
 	// ModifyWait: an infeasible target is not retried before Decision.RetryAfter.
 	ModifyWait
@@ -57,7 +56,7 @@ const (
 
 // String names the action for logs.
 func (a ModifyAction) String() string {
-	return [...]string{"none", "modify", "pend", "refuse", "cancel", "wait", "blocked"}[a]
+	return nameIn([]string{"none", "modify", "pend", "refuse", "cancel", "wait", "blocked"}, a)
 }
 
 // Acts reports whether the action is a step for the claim's worker to take:
@@ -67,49 +66,13 @@ func (a ModifyAction) Acts() bool { return a != ModifyNone && a != ModifyWait }
 // CallsDriver reports whether the action calls the driver.
 func (a ModifyAction) CallsDriver() bool { return a == ModifyCall }
 
-// Recorded is pvc.status.modifyVolumeStatus.
-type Recorded struct {
-	Target string
-	Status v1.PersistentVolumeClaimModifyVolumeStatus
-}
-
-// ModifyState is everything the decision looks at.
-type ModifyState struct {
-	// Driver is this resizer's driver name.
-	Driver string
-	// Spec is pvc.spec.volumeAttributesClassName, "" when unset.
-	Spec string
-	// Current is pvc.status.currentVolumeAttributesClassName, "" when unset.
-	Current string
-	// Recorded is pvc.status.modifyVolumeStatus, nil when unset.
-	Recorded *Recorded
-	// Modifying is true when the claim carries the ModifyingVolume condition.
-	Modifying bool
-	// ErrorCode is the gRPC code (its name, as the ModifyVolumeError
-	// condition's reason records it) of the last recorded failure; "" when
-	// the claim has no ModifyVolumeError condition.
-	ErrorCode string
-	// ErrorAt is when that failure was recorded.
-	ErrorAt time.Time
-	// LastFailure is the remembered failure of the last attempt, if any.
-	LastFailure *ModifyFailure
-	// Classes maps the names of the classes the decision may need (the
-	// spec's and the recorded target's) to their driver; a class that does
-	// not exist is absent.
-	Classes map[string]string
-	// NotCSI explains why the volume cannot carry a class (an in-tree
-	// volume migrated to CSI: Kubernetes allows a VolumeAttributesClass on
-	// CSI volumes only); "" for CSI volumes.
-	NotCSI string
-}
-
-// ModifyDecision is the outcome of Decide: Target is the class to modify to,
+// ModifyDecision is the outcome of DecideModify: Target is the class to modify to,
 // that pends, is refused, waits or is blocked; for Cancel, the class whose
 // modification is dropped.
 type ModifyDecision = Decision[ModifyAction, string]
 
-// DecideModify says what should happen to a claim's class now. infeasibleRetry is
-// how long an infeasible target waits before it is tried again.
+// DecideModify says what should happen to a claim's class now.
+// infeasibleRetry is how long an infeasible target waits.
 func DecideModify(s ModifyState, now time.Time, infeasibleRetry time.Duration) ModifyDecision {
 	if t, ok := s.unfinished(); ok {
 		return s.finish(t)
@@ -129,11 +92,22 @@ func DecideModify(s ModifyState, now time.Time, infeasibleRetry time.Duration) M
 		return ModifyDecision{Action: Refuse, Target: s.Spec,
 			Reason: fmt.Sprintf("VolumeAttributesClass %q is for driver %q, not %q: set a class of driver %q", s.Spec, driver, s.Driver, s.Driver)}
 	}
-	if wait := s.infeasibleWait(now, infeasibleRetry); wait > 0 {
+	// The remembered failure is used first, else the recorded one, so that a
+	// restart does not retry an infeasible class at once.
+	var failedAt time.Time
+	switch f := s.LastFailure; {
+	case f != nil && f.Target == s.Spec:
+		if f.Class == Infeasible {
+			failedAt = f.At
+		}
+	case s.recorded(s.Spec, v1.PersistentVolumeClaimModifyVolumeInfeasible):
+		failedAt = s.ErrorAt
+	}
+	if wait := InfeasibleWait(failedAt, now, infeasibleRetry); !failedAt.IsZero() && wait > 0 {
 		return ModifyDecision{Action: ModifyWait, Target: s.Spec, RetryAfter: wait,
 			Reason: fmt.Sprintf("class %q was infeasible; retrying in %s unless the class changes", s.Spec, wait.Round(time.Second))}
 	}
-	return ModifyDecision{Action: ModifyCall, Target: s.Spec, RecordIntent: !s.intentRecorded(s.Spec),
+	return ModifyDecision{Action: ModifyCall, Target: s.Spec, RecordIntent: !s.recorded(s.Spec, v1.PersistentVolumeClaimModifyVolumeInProgress) || s.errorRecorded(),
 		Reason: fmt.Sprintf("modifying to class %q", s.Spec)}
 }
 
@@ -225,32 +199,6 @@ func (s ModifyState) reapply() ModifyDecision {
 			Reason: fmt.Sprintf("VolumeAttributesClass %q is for driver %q, not %q", s.Current, driver, s.Driver)}
 	}
 	return ModifyDecision{Action: ModifyCall, Target: s.Current, RecordIntent: true, Reason: why}
-}
-
-// infeasibleWait is how long the spec's class must still wait after an
-// infeasible failure at that class; 0 when it may be tried now. The
-// remembered failure is used first, else the recorded one, so that a
-// restart does not retry an infeasible class at once.
-func (s ModifyState) infeasibleWait(now time.Time, retry time.Duration) time.Duration {
-	var at time.Time
-	switch f := s.LastFailure; {
-	case f != nil && f.Target == s.Spec:
-		if f.Class != Infeasible {
-			return 0
-		}
-		at = f.At
-	case s.recorded(s.Spec, v1.PersistentVolumeClaimModifyVolumeInfeasible) && !s.ErrorAt.IsZero():
-		at = s.ErrorAt
-	default:
-		return 0
-	}
-	return InfeasibleWait(at, now, retry)
-}
-
-// intentRecorded is true when the status already says target is in
-// progress with no failure to clear.
-func (s ModifyState) intentRecorded(target string) bool {
-	return s.recorded(target, v1.PersistentVolumeClaimModifyVolumeInProgress) && !s.errorRecorded()
 }
 
 func (s ModifyState) recorded(target string, status v1.PersistentVolumeClaimModifyVolumeStatus) bool {

@@ -14,6 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package decide holds every decision of the resizer's two jobs, volume
+// expansion and volume modification, as pure functions of what a claim, its
+// volume and the resizer's memory say: which job runs, what it does next,
+// who owns the next step, why, and what a failed driver call means. It does
+// no I/O; the controller carries the decisions out, and the metrics and the
+// kubectl plugin render the same values.
 package decide
 
 import (
@@ -21,8 +27,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-
-	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 )
 
 // Job is one of a claim's two jobs.
@@ -37,15 +41,7 @@ const (
 	ModifyJob
 )
 
-func (j Job) String() string {
-	switch j {
-	case ResizeJob:
-		return "resize"
-	case ModifyJob:
-		return "modify"
-	}
-	return "none"
-}
+func (j Job) String() string { return nameIn([]string{"none", "resize", "modify"}, j) }
 
 // Owner is who takes a claim's next step.
 type Owner int
@@ -63,9 +59,7 @@ const (
 	OwnedByUser
 )
 
-func (o Owner) String() string {
-	return [...]string{"nobody", "resizer", "kubelet", "user"}[o]
-}
+func (o Owner) String() string { return nameIn([]string{"nobody", "resizer", "kubelet", "user"}, o) }
 
 // Why is the reason of a plan, as a code: callers render it.
 type Why int
@@ -73,8 +67,7 @@ type Why int
 const (
 	// Settled: what the claim asks for is recorded.
 	Settled Why = iota
-	// StepDue: the next job has a step to take now (Plan.Resize or
-	// Plan.Modify says which).
+	// StepDue: the next job has a step to take now (Plan.Resize or Plan.Modify).
 	StepDue
 	// WritesLeft: the driver has done the next job's call, and only the
 	// writes that record it are left (Plan.WritesOnly).
@@ -93,7 +86,16 @@ const (
 )
 
 func (w Why) String() string {
-	return [...]string{"settled", "step-due", "writes-left", "held-back-by-pods", "slow-lane", "kubelet-step", "unusable-size"}[w]
+	return nameIn([]string{"settled", "step-due", "writes-left", "held-back-by-pods", "slow-lane", "kubelet-step", "unusable-size"}, w)
+}
+
+// nameIn is the name of v in names, or the first name (the zero value's) for
+// a value outside them: a String method never panics.
+func nameIn[T ~int](names []string, v T) string {
+	if v < 0 || int(v) >= len(names) {
+		return names[0]
+	}
+	return names[v]
 }
 
 // Settings are the resizer's settings a plan depends on.
@@ -102,12 +104,10 @@ type Settings struct {
 	Driver string
 	// Resize and Modify say which jobs the resizer does.
 	Resize, Modify bool
-	// Recovery is the RecoverVolumeExpansionFailure feature gate.
-	Recovery bool
-	// AnnotateFsResize is the AnnotateFsResize feature gate.
-	AnnotateFsResize bool
-	// OnlyOffline is true for a driver that expands only volumes no pod
-	// uses.
+	// Recovery and AnnotateFsResize are the feature gates of those names
+	// (Recovery: RecoverVolumeExpansionFailure).
+	Recovery, AnnotateFsResize bool
+	// OnlyOffline is true for a driver that expands only volumes no pod uses.
 	OnlyOffline bool
 	// RetryMax is --retry-interval-max: the slow lane's wait.
 	RetryMax time.Duration
@@ -130,9 +130,8 @@ type Memory struct {
 
 // Input is everything a claim's plan is made from.
 type Input struct {
-	Claim  *v1.PersistentVolumeClaim
-	Volume *v1.PersistentVolume
-	// ClassDriver tells the driver of a VolumeAttributesClass.
+	Claim       *v1.PersistentVolumeClaim
+	Volume      *v1.PersistentVolume
 	ClassDriver ClassDriver
 	// PodsUsing are the pods that use the claim, when the resizer watches
 	// pods (nil otherwise).
@@ -151,9 +150,8 @@ type Plan struct {
 	Next Job
 	// Owner is who takes the next step, and Why says why, of Next when a
 	// job is next, else of what the claim waits for.
-	Owner Owner
-	Why   Why
-	// Resize and Modify are each job's decision.
+	Owner  Owner
+	Why    Why
 	Resize ResizeDecision
 	Modify ModifyDecision
 	// WritesOnly: the driver has done Next's target; record it, do not
@@ -163,8 +161,7 @@ type Plan struct {
 	// HeldBackBy are the pods that hold Next's expansion back: no call is
 	// made while they use the claim.
 	HeldBackBy []string
-	// Wait is how long until a waiting decision is due again; 0 when none
-	// waits.
+	// Wait is how long until a waiting decision is due again; 0 when none waits.
 	Wait time.Duration
 	// Invalid says why a size cannot be decided on: a warning to give.
 	Invalid error
@@ -173,7 +170,7 @@ type Plan struct {
 // Claim makes the plan of a claim of the resizer's driver and its volume.
 func Claim(in Input) Plan {
 	var p Plan
-	s := in.Settings
+	s, m := in.Settings, in.Memory
 	resizeFailed := false
 	if s.Resize {
 		state := ResizeStateFor(in)
@@ -182,56 +179,74 @@ func Claim(in Input) Plan {
 		resizeFailed = state.LastFailure != nil || state.ErrorRecorded
 	}
 	if s.Modify {
-		p.Modify = DecideModify(ModifyStateOf(s.Driver, in.Claim, in.Volume, in.ClassDriver, in.Memory.ModifyFailure), in.Now, s.RetryMax)
+		p.Modify = DecideModify(ModifyStateOf(s.Driver, in.Claim, in.Volume, in.ClassDriver, m.ModifyFailure), in.Now, s.RetryMax)
 	}
-	p.Next = turn{p.Resize, p.Modify, resizeFailed, failedLast(in.Memory)}.first()
-	if p.Next == in.Done {
+	if p.Next = firstJob(p.Resize, p.Modify, resizeFailed, m); p.Next == in.Done {
 		p.Next = NoJob
 	}
 	p.Wait = Soonest(p.Resize.RetryAfter, p.Modify.RetryAfter)
 	switch p.Next {
 	case ResizeJob:
-		p.WritesOnly = p.Resize.Action == Expand && in.Memory.ResizeApplied != nil && in.Memory.ResizeApplied.Cmp(p.Resize.Target) == 0
-		if p.Resize.Action == Expand && !p.WritesOnly && (s.OnlyOffline || InUse(in.Memory.ResizeFailure)) {
+		p.WritesOnly = p.Resize.Action == Expand && m.ResizeApplied != nil && m.ResizeApplied.Cmp(p.Resize.Target) == 0
+		if p.Resize.Action == Expand && !p.WritesOnly && (s.OnlyOffline || InUse(m.ResizeFailure)) {
 			p.HeldBackBy = in.PodsUsing
 		}
 	case ModifyJob:
-		p.WritesOnly = p.Modify.Action == ModifyCall && in.Memory.ModifyApplied != nil && *in.Memory.ModifyApplied == p.Modify.Target
+		p.WritesOnly = p.Modify.Action == ModifyCall && m.ModifyApplied != nil && *m.ModifyApplied == p.Modify.Target
 	}
-	p.Owner, p.Why = p.owner(in.Claim)
+	switch {
+	case len(p.HeldBackBy) > 0:
+		p.Owner, p.Why = OwnedByUser, HeldBackByPods
+	case p.Next != NoJob && p.WritesOnly:
+		p.Owner, p.Why = OwnedByResizer, WritesLeft
+	case p.Next != NoJob:
+		p.Owner, p.Why = OwnedByResizer, StepDue
+	case p.Invalid != nil:
+		p.Owner, p.Why = OwnedByUser, UnusableSize
+	case p.Wait > 0:
+		p.Owner, p.Why = OwnedByUser, SlowLane
+	case nodeStep(in.Claim.Status.AllocatedResourceStatuses[v1.ResourceStorage]):
+		p.Owner, p.Why = OwnedByKubelet, KubeletStep
+	}
 	return p
 }
 
-// ResizeStateFor is what the resize decision reads of in.
-func ResizeStateFor(in Input) ResizeState {
-	s := ResizeStateOf(in.Claim, in.Volume, in.Settings.Recovery, in.Memory.ResizeFailure)
-	s.Rounded, s.HandedBack = in.Memory.Rounded, in.Memory.HandedBack
-	_, annotated := in.Volume.Annotations[claimstatus.AnnPreResizeCapacity]
-	s.PreResizeAnnotated = in.Settings.AnnotateFsResize && annotated
-	return s
-}
-
-// owner says who owns the claim's next step, and why.
-func (p Plan) owner(pvc *v1.PersistentVolumeClaim) (Owner, Why) {
+// firstJob picks the job whose step runs now. Both decisions are made in
+// the same sync by one worker, so a claim's expansion and modification
+// never run at once: the driver gets one call per volume at a time, and
+// the two never race on the claim's status. When both have a step and one
+// failed last (its remembered failure is the more recent), the other goes
+// first: turns are fair, so a job that keeps failing never holds the other
+// back. Otherwise:
+//  1. a modification whose driver call may still be running (recorded in
+//     progress, not known to have failed), then such an expansion: what the
+//     backend may still be doing is finished before anything new starts;
+//  2. an expansion, unless its last attempt failed: capacity is what a
+//     full volume needs, and a class change can wait a few seconds;
+//  3. the modification (so that a failing expansion does not hold back a
+//     class change), then the expansion that failed.
+//
+// Either way an uncertain target of a job is finished before any new
+// target of that same job (the decisions see to it).
+func firstJob(r ResizeDecision, m ModifyDecision, resizeFailed bool, mem Memory) Job {
+	expands, modifies := r.Action.Acts(), m.Action.Acts()
+	rf, mf := mem.ResizeFailure, mem.ModifyFailure
+	resizedLast := rf != nil && (mf == nil || rf.At.After(mf.At))
 	switch {
-	case len(p.HeldBackBy) > 0:
-		return OwnedByUser, HeldBackByPods
-	case p.Next != NoJob && p.WritesOnly:
-		return OwnedByResizer, WritesLeft
-	case p.Next != NoJob:
-		return OwnedByResizer, StepDue
-	case p.Invalid != nil:
-		return OwnedByUser, UnusableSize
-	case p.Wait > 0:
-		return OwnedByUser, SlowLane
-	case kubeletStep(pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage]):
-		return OwnedByKubelet, KubeletStep
+	case expands && modifies && resizedLast:
+		return ModifyJob
+	case expands && modifies && mf != nil:
+		return ResizeJob
+	case m.Action.CallsDriver() && !m.RecordIntent:
+		return ModifyJob
+	case expands && (r.Action.CallsDriver() && !r.RecordIntent || !resizeFailed):
+		return ResizeJob
+	case modifies:
+		return ModifyJob
+	case expands:
+		return ResizeJob
 	}
-	return OwnedByNobody, Settled
-}
-
-func kubeletStep(s v1.ClaimResourceStatus) bool {
-	return s == v1.PersistentVolumeClaimNodeResizePending || s == v1.PersistentVolumeClaimNodeResizeInProgress
+	return NoJob
 }
 
 // Soonest is the smallest positive duration of a and b; 0 when neither is.

@@ -22,26 +22,19 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const planDriver = "ours.csi.example.com"
 
-// planInput is a claim asking for request, recorded at capacity, on a PV of
-// pvSize of our driver, with both jobs on.
+// planInput is testobj's claim ns/data (uid-1, pv-1) asking for request,
+// recorded at capacity, on a PV of pvSize of our driver, with both jobs on.
 func planInput(request, capacity, pvSize string) Input {
-	pvc := &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "data", UID: "uid-1"},
-		Spec: v1.PersistentVolumeClaimSpec{VolumeName: "pv-1",
-			Resources: v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: q(request)}}},
-		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound, Capacity: v1.ResourceList{v1.ResourceStorage: q(capacity)}},
-	}
-	pv := &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: "pv-1"},
-		Spec: v1.PersistentVolumeSpec{Capacity: v1.ResourceList{v1.ResourceStorage: q(pvSize)},
-			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: planDriver, VolumeHandle: "vol-1"}}},
-	}
+	uid1 := func(pvc *v1.PersistentVolumeClaim) { pvc.UID, pvc.Spec.VolumeName = "uid-1", "pv-1" }
+	pvc := testobj.Claim("ns", "data", request, capacity, uid1)
+	pv := testobj.Volume(pvc, planDriver, pvSize, testobj.Handle("vol-1"))
 	return Input{Claim: pvc, Volume: pv, Now: t0,
 		ClassDriver: func(name string) (string, bool) { d, ok := classDrivers[name]; return d, ok },
 		Settings:    Settings{Driver: planDriver, Resize: true, Modify: true, Recovery: true, RetryMax: retry}}
@@ -173,3 +166,21 @@ func TestClaimPlanIsPure(t *testing.T) {
 }
 
 func equalObjects[T interface{ String() string }](a, b T) bool { return a.String() == b.String() }
+
+// TestNamesOutOfRange checks that a value no constant has names its type's
+// zero value, as the switches these tables replaced did, and never panics.
+func TestNamesOutOfRange(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{Job(-1).String(), "none"},
+		{Job(3).String(), "none"},
+		{Owner(9).String(), "nobody"},
+		{Why(99).String(), "settled"},
+		{Class(7).String(), "uncertain"},
+		{ResizeAction(42).String(), "none"},
+		{ModifyAction(-2).String(), "none"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}

@@ -14,9 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// The resize state machine: a pure decision, made from a
-// claim's recorded state, of what should happen to it now. It does no I/O;
-// the controller carries the decision out.
+// The resize state machine: a pure decision, made from a claim's recorded
+// state, of what should happen to it now.
 
 package decide
 
@@ -28,73 +27,61 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// ResizeState is everything the decision looks at.
-type ResizeState struct {
-	// Request is pvc.spec.resources.requests[storage].
-	Request resource.Quantity
-	// Capacity is pvc.status.capacity[storage]; zero when unset.
-	Capacity resource.Quantity
-	// PVSize is pv.spec.capacity[storage].
-	PVSize resource.Quantity
-	// Allocated is pvc.status.allocatedResources[storage], nil when unset:
-	// the size being expanded to while a resize runs, and the size kubelet
-	// expands the file system to; once the resize is complete, the
-	// capacity the driver reported, which is at least the size asked for
-	// and so may be above the request (see RecordVolumeSize).
-	Allocated *resource.Quantity
-	// Status is pvc.status.allocatedResourceStatuses[storage], "" when unset.
-	Status v1.ClaimResourceStatus
-	// ErrorRecorded is true when the claim carries ControllerResizeError:
-	// the last recorded attempt ended in a final failure. It lets a
-	// restarted controller know what its lost memory knew.
-	ErrorRecorded bool
-	// LastFailure is the remembered failure of the last attempt, if any.
-	LastFailure *ResizeFailure
-	// Rounded is what the resizer remembers of its last successful call,
-	// when the driver grew the volume beyond the size it was asked for
-	// (a driver that allocates whole units); nil when it remembers no
-	// such call (after a restart, or for a reader that is not the
-	// resizer). Only such a call tells that a volume larger than the size
-	// kubelet finished at is the driver's rounding, and not the size of
-	// an earlier target that kubelet refused (KEP-1790's recovery).
-	Rounded *Rounding
-	// HandedBack is the last size the resizer handed back to kubelet
-	// (NodeRetry) since it started, nil when none (or for a reader that
-	// is not the resizer).
-	HandedBack *HandBack
-	// Recovery is the RecoverVolumeExpansionFailure gate: when off, a
-	// lowered request never replaces a recorded size.
-	Recovery bool
-	// PreResizeAnnotated is true when the AnnotateFsResize gate is on and
-	// the PV carries its pre-resize-capacity annotation.
-	PreResizeAnnotated bool
+// ResizeAction is what the controller should do with a claim now.
+type ResizeAction int
+
+const (
+	// ResizeNone: nothing to do (done, or kubelet owns the volume now).
+	ResizeNone ResizeAction = iota
+	// Expand: run one expansion attempt to Decision.Target.
+	Expand
+	// ResizeWait: an infeasible size is not retried before Decision.RetryAfter.
+	ResizeWait
+	// RecordVolumeSize: kubelet finished the node step at the recorded size,
+	// and the volume is larger because the driver allocated more than asked
+	// for that very size (ResizeState.Rounded): record Decision.Target, the
+	// volume's size, as the claim's capacity and allocated size.
+	RecordVolumeSize
+	// NodeRetry: the volume already holds the request (kubelet found the
+	// recorded size infeasible and the user lowered the request, or kubelet
+	// finished below the volume's size and the user raised the request
+	// within it): hand the claim to kubelet at Decision.Target, the request.
+	NodeRetry
+	// DropPreResizeCapacity: the claim's capacity has reached the volume's
+	// and the PV still carries AnnotateFsResize's pre-resize-capacity
+	// annotation: remove it, as upstream does.
+	DropPreResizeCapacity
+	// RecordShort: the driver answered the target short and the claim no
+	// longer says so (kubelet removed the resizer's ControllerResizeError
+	// when it finished the node step at what the driver gave): record it
+	// again, so that the claim says why its request waits on the slow lane.
+	// Only Expand calls the driver.
+	RecordShort
+)
+
+// String names the action for logs.
+func (a ResizeAction) String() string {
+	return nameIn([]string{"none", "expand", "wait", "record-volume-size", "node-retry", "drop-pre-resize-capacity", "record-short"}, a)
 }
 
-// Rounding is a successful ControllerExpandVolume that grew the volume
-// beyond its target: Target is the size asked for, Size the larger one the
-// driver gave.
-type Rounding struct {
-	Target, Size resource.Quantity
-}
+// Acts reports whether the action is a step for the claim's worker to take:
+// a driver call or a write.
+func (a ResizeAction) Acts() bool { return a != ResizeNone && a != ResizeWait }
 
-// HandBack is a size the resizer handed back to kubelet (NodeRetry), and
-// whether it handed it back a second time.
-type HandBack struct {
-	Target resource.Quantity
-	Again  bool
-}
+// CallsDriver reports whether the action calls the driver.
+func (a ResizeAction) CallsDriver() bool { return a == Expand }
 
-// ResizeDecision is the outcome of Decide: Target is the size to expand to
-// (Expand), that waits (Wait), or to record (RecordVolumeSize, NodeRetry).
+// ResizeDecision is the outcome of DecideResize: Target is the size to expand
+// to (Expand), that waits (ResizeWait), or to record.
 type ResizeDecision = Decision[ResizeAction, resource.Quantity]
 
-// DecideResize says what should happen to a claim now. infeasibleRetry is how long
-// an infeasible size waits before it is tried again.
+// DecideResize says what should happen to a claim now. infeasibleRetry is
+// how long an infeasible size waits before it is tried again.
 func DecideResize(s ResizeState, now time.Time, infeasibleRetry time.Duration) ResizeDecision {
 	if err := s.Validate(); err != nil {
 		return ResizeDecision{Action: ResizeNone, Reason: err.Error()}
 	}
-	if s.kubeletOwns() {
+	if nodeStep(s.Status) && s.Allocated != nil && s.PVSize.Cmp(*s.Allocated) >= 0 {
 		return ResizeDecision{Action: ResizeNone, Reason: "node expansion is pending: kubelet owns the volume"}
 	}
 	if s.nodeRecoverable() {
@@ -112,8 +99,21 @@ func DecideResize(s ResizeState, now time.Time, infeasibleRetry time.Duration) R
 	if s.nodeInfeasibleUnchanged() {
 		return ResizeDecision{Action: ResizeNone, Reason: fmt.Sprintf("kubelet found %s infeasible: waiting for a request that asks for another size", s.Allocated.String())}
 	}
-	if !s.needsWork() {
-		if s.volumeSizeUnrecorded() {
+	// Nothing to do unless the request exceeds the capacity or a step was
+	// left unfinished.
+	if s.Status != v1.PersistentVolumeClaimControllerResizeInProgress && !nodeStep(s.Status) && s.Request.Cmp(s.Capacity) <= 0 {
+		// The last resize is complete at the recorded size (kubelet wrote
+		// status.capacity = allocatedResources and dropped the status) while
+		// the volume is larger because the driver allocated more than asked
+		// for that very size (Rounded). It is recorded only after kubelet:
+		// while kubelet works, allocatedResources must equal the request, or
+		// kubelet marks the claim NodeResizeInfeasible after a second final
+		// node failure; and kubelet reconciles a volume as long as the PV is
+		// larger than the size it finished at. A volume larger for another
+		// reason (a target kubelet refused before the user lowered the
+		// request), or one the resizer does not remember, is left as is.
+		if s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 && s.PVSize.Cmp(s.Capacity) > 0 &&
+			s.Rounded != nil && s.Rounded.Target.Cmp(s.Capacity) == 0 && s.Rounded.Size.Cmp(s.PVSize) == 0 {
 			return ResizeDecision{Action: RecordVolumeSize, Target: s.PVSize,
 				Reason: fmt.Sprintf("kubelet finished at %s; recording the volume's size %s the driver allocated", s.Capacity.String(), s.PVSize.String())}
 		}
@@ -125,70 +125,37 @@ func DecideResize(s ResizeState, now time.Time, infeasibleRetry time.Duration) R
 	}
 	target, why := s.target()
 	if target.Sign() <= 0 {
-		// Nothing asks for a size (no request, no recorded size, a PV
-		// without capacity): there is no size a driver could be asked for.
 		return ResizeDecision{Action: ResizeNone, Reason: fmt.Sprintf("no positive size to expand to (target %s)", target.String())}
 	}
-	if wait := s.infeasibleWait(target, now, infeasibleRetry); wait > 0 {
-		if s.shortUnrecorded(target) {
-			return ResizeDecision{Action: RecordShort, Target: target,
-				Reason: fmt.Sprintf("the driver answered %s with %s, which the claim no longer says: recording it again", target.String(), s.Capacity.String())}
+	if f := s.LastFailure; f != nil && f.Class == Infeasible && f.Target.Cmp(target) == 0 {
+		if wait := InfeasibleWait(f.At, now, infeasibleRetry); wait > 0 {
+			// A short answer the claim no longer records: kubelet finished
+			// the node step at what the driver gave, and removed the
+			// resizer's condition with its own.
+			if f.Reason == ReasonShort && !s.ErrorRecorded && s.Status == "" {
+				return ResizeDecision{Action: RecordShort, Target: target,
+					Reason: fmt.Sprintf("the driver answered %s with %s, which the claim no longer says: recording it again", target.String(), s.Capacity.String())}
+			}
+			return ResizeDecision{Action: ResizeWait, Target: target, RetryAfter: wait,
+				Reason: fmt.Sprintf("size %s was infeasible; retrying in %s unless the request changes", target.String(), wait.Round(time.Second))}
 		}
-		return ResizeDecision{Action: ResizeWait, Target: target, RetryAfter: wait,
-			Reason: fmt.Sprintf("size %s was infeasible; retrying in %s unless the request changes", target.String(), wait.Round(time.Second))}
 	}
-	return ResizeDecision{
-		Action:       Expand,
-		Target:       target,
-		RecordIntent: s.ErrorRecorded || !s.intentRecorded(target),
-		Reason:       why,
-	}
+	intentRecorded := s.Status == v1.PersistentVolumeClaimControllerResizeInProgress && s.Allocated != nil && s.Allocated.Cmp(target) == 0
+	return ResizeDecision{Action: Expand, Target: target, RecordIntent: s.ErrorRecorded || !intentRecorded, Reason: why}
 }
 
-// kubeletOwns is true while node expansion is pending or running and the PV
-// already holds the recorded size.
-func (s ResizeState) kubeletOwns() bool {
-	switch s.Status {
-	case v1.PersistentVolumeClaimNodeResizePending, v1.PersistentVolumeClaimNodeResizeInProgress:
-		return s.Allocated != nil && s.PVSize.Cmp(*s.Allocated) >= 0
-	}
-	return false
-}
-
-// volumeSizeUnrecorded is true when the last resize is complete at the recorded size
-// (kubelet writes status.capacity = allocatedResources and drops the
-// status) while the volume is larger because the driver allocated more
-// than it was asked for that very size (Rounded). That larger size is
-// recorded only now, after kubelet: while kubelet works, allocatedResources
-// must equal the request, or kubelet marks the claim NodeResizeInfeasible
-// after a second final node failure; and kubelet reconciles a volume for
-// as long as the PV is larger than the size it finished at. A volume that
-// is larger for any other reason (an earlier target kubelet refused, before
-// the user lowered the request), or whose reason the resizer does not
-// remember, is left as kubelet recorded it: what kubelet grew the file
-// system to is then the truth.
-func (s ResizeState) volumeSizeUnrecorded() bool {
-	return s.Status == "" && s.Allocated != nil && s.Capacity.Sign() > 0 && s.Capacity.Cmp(*s.Allocated) == 0 && s.PVSize.Cmp(s.Capacity) > 0 &&
-		s.Rounded != nil && s.Rounded.Target.Cmp(s.Capacity) == 0 && s.Rounded.Size.Cmp(s.PVSize) == 0
-}
-
-// needsWork is true when the request exceeds the claim's capacity, or when a
-// controller step was left unfinished.
-func (s ResizeState) needsWork() bool {
-	switch s.Status {
-	case v1.PersistentVolumeClaimControllerResizeInProgress,
-		v1.PersistentVolumeClaimNodeResizePending, v1.PersistentVolumeClaimNodeResizeInProgress:
-		return true
-	}
-	return s.Request.Cmp(s.Capacity) > 0
-}
-
-// target picks the size of the next attempt, never below the PV's size.
+// target picks the size of the next attempt, never below the PV's size. The
+// recorded size is finished while it may still be completing: an unfinished
+// controller step that did not end in a final failure, or a node step still
+// waiting for the controller part.
 func (s ResizeState) target() (resource.Quantity, string) {
 	size, why := s.Request, "expanding to the requested size"
+	f := s.LastFailure
+	unfinished := nodeStep(s.Status) || s.Status == v1.PersistentVolumeClaimControllerResizeInProgress &&
+		(f != nil && !f.Class.Final() || f == nil && !s.ErrorRecorded)
 	switch {
 	case s.Allocated == nil:
-	case s.mustFinishRecorded():
+	case unfinished:
 		size, why = *s.Allocated, "finishing the recorded size"
 	case !s.Recovery && s.Allocated.Cmp(size) > 0:
 		size, why = *s.Allocated, "finishing the recorded size (recovery disabled)"
@@ -199,43 +166,7 @@ func (s ResizeState) target() (resource.Quantity, string) {
 	return size, why
 }
 
-// mustFinishRecorded is true when the recorded size may still be completing:
-// an unfinished controller step that did not end in a final failure, or a
-// node step that is still waiting for the controller part.
-func (s ResizeState) mustFinishRecorded() bool {
-	switch s.Status {
-	case v1.PersistentVolumeClaimControllerResizeInProgress:
-		if s.LastFailure != nil {
-			return !s.LastFailure.Class.Final()
-		}
-		return !s.ErrorRecorded
-	case v1.PersistentVolumeClaimNodeResizePending, v1.PersistentVolumeClaimNodeResizeInProgress:
-		return true
-	}
-	return false
-}
-
-// shortUnrecorded is true when the resizer remembers a short answer to
-// target and the claim records neither that failure nor a resize in
-// progress: kubelet finished the node step at what the driver gave, and
-// removed the resizer's condition with its own.
-func (s ResizeState) shortUnrecorded(target resource.Quantity) bool {
-	f := s.LastFailure
-	return f != nil && f.Reason == ReasonShort && f.Target.Cmp(target) == 0 && !s.ErrorRecorded && s.Status == ""
-}
-
-// infeasibleWait is how long target must still wait after an infeasible
-// failure at that same size; 0 when it may be tried now.
-func (s ResizeState) infeasibleWait(target resource.Quantity, now time.Time, retry time.Duration) time.Duration {
-	f := s.LastFailure
-	if f == nil || f.Class != Infeasible || f.Target.Cmp(target) != 0 {
-		return 0
-	}
-	return InfeasibleWait(f.At, now, retry)
-}
-
-// intentRecorded is true when the status already says target is in progress.
-func (s ResizeState) intentRecorded(target resource.Quantity) bool {
-	return s.Status == v1.PersistentVolumeClaimControllerResizeInProgress &&
-		s.Allocated != nil && s.Allocated.Cmp(target) == 0
+// nodeStep reports whether s says kubelet's node step is pending or running.
+func nodeStep(s v1.ClaimResourceStatus) bool {
+	return s == v1.PersistentVolumeClaimNodeResizePending || s == v1.PersistentVolumeClaimNodeResizeInProgress
 }

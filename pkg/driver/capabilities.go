@@ -18,33 +18,26 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
+	"github.com/kubernetes-csi/csi-lib-utils/accessmodes"
 	"github.com/kubernetes-csi/csi-lib-utils/rpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 )
 
-// Capabilities are what the driver can do for the resizer. They are read once
-// at start-up.
+// Capabilities are what the driver can do for the resizer, read once at
+// start-up: the controller (ControllerExpand, SingleNodeMultiWriter, which
+// changes how access modes map to CSI, and ControllerModify: MODIFY_VOLUME),
+// node (NodeExpand) and plugin (VolumeExpansion ONLINE, OFFLINE) capabilities.
 type Capabilities struct {
-	// ControllerExpand is the controller capability EXPAND_VOLUME.
-	ControllerExpand bool
-	// NodeExpand is the node capability EXPAND_VOLUME.
-	NodeExpand bool
-	// OnlineExpansion is the plugin capability VolumeExpansion ONLINE.
-	OnlineExpansion bool
-	// OfflineExpansion is the plugin capability VolumeExpansion OFFLINE.
-	OfflineExpansion bool
-	// SingleNodeMultiWriter is the controller capability SINGLE_NODE_MULTI_WRITER;
-	// it changes how access modes map to CSI (see VolumeCapability).
-	SingleNodeMultiWriter bool
-	// ControllerModify is the controller capability MODIFY_VOLUME: the
-	// driver changes volumes to a VolumeAttributesClass with
-	// ControllerModifyVolume.
-	ControllerModify bool
+	ControllerExpand, NodeExpand, OnlineExpansion, OfflineExpansion bool
+	SingleNodeMultiWriter, ControllerModify                         bool
 }
 
 // Mode is how the resizer works with a driver.
@@ -62,16 +55,10 @@ const (
 
 // String returns the mode's name for logs.
 func (m Mode) String() string {
-	switch m {
-	case ModeUnsupported:
-		return "unsupported"
-	case ModeController:
-		return "controller"
-	case ModeNodeOnly:
-		return "node-only"
-	default:
-		return fmt.Sprintf("Mode(%d)", int(m))
+	if names := []string{"unsupported", "controller", "node-only"}; m >= 0 && int(m) < len(names) {
+		return names[m]
 	}
+	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
 // Mode returns ModeController when the controller expands volumes, else
@@ -106,7 +93,7 @@ func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
 		return Capabilities{}, fmt.Errorf("get CSI plugin capabilities: %w", err)
 	}
 	if controllerService {
-		callCtx, cancel := c.callContext(ctx)
+		callCtx, cancel := c.callContext(ctx, 0)
 		ctrl, err := rpc.GetControllerCapabilities(callCtx, c.conn)
 		cancel()
 		if err != nil {
@@ -136,7 +123,7 @@ func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
 // pluginCapabilities fills the expansion types of caps and reports whether the
 // plugin has CONTROLLER_SERVICE. (rpc.GetPluginCapabilities only reads services.)
 func (c *Client) pluginCapabilities(ctx context.Context, caps *Capabilities) (controllerService bool, err error) {
-	ctx, cancel := c.callContext(ctx)
+	ctx, cancel := c.callContext(ctx, 0)
 	defer cancel()
 	resp, err := c.identity.GetPluginCapabilities(ctx, &csi.GetPluginCapabilitiesRequest{})
 	if err != nil {
@@ -158,7 +145,7 @@ func (c *Client) pluginCapabilities(ctx context.Context, caps *Capabilities) (co
 
 // nodeExpand reports whether the node capabilities include EXPAND_VOLUME.
 func (c *Client) nodeExpand(ctx context.Context) (bool, error) {
-	ctx, cancel := c.callContext(ctx)
+	ctx, cancel := c.callContext(ctx, 0)
 	defer cancel()
 	resp, err := c.node.NodeGetCapabilities(ctx, &csi.NodeGetCapabilitiesRequest{})
 	if err != nil {
@@ -170,4 +157,32 @@ func (c *Client) nodeExpand(ctx context.Context) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// VolumeCapability builds the volume capability sent with ControllerExpandVolume
+// from a CSI PV: Block for volumeMode Block, else Mount with the PV's fsType and
+// mountOptions, and the access mode mapped from the PV's access modes
+// (singleNodeMultiWriter is the driver's SINGLE_NODE_MULTI_WRITER capability).
+// An in-tree PV must be translated to CSI first.
+func VolumeCapability(pv *v1.PersistentVolume, singleNodeMultiWriter bool) (*csi.VolumeCapability, error) {
+	if pv == nil {
+		return nil, errors.New("build volume capability: no persistent volume")
+	}
+	if pv.Spec.CSI == nil {
+		return nil, fmt.Errorf("build volume capability of PV %q: not a CSI volume", pv.Name)
+	}
+	mode, err := accessmodes.ToCSIAccessMode(pv.Spec.AccessModes, singleNodeMultiWriter)
+	if err != nil {
+		return nil, fmt.Errorf("build volume capability of PV %q: %w", pv.Name, err)
+	}
+	capability := &csi.VolumeCapability{AccessMode: &csi.VolumeCapability_AccessMode{Mode: mode}}
+	if pv.Spec.VolumeMode != nil && *pv.Spec.VolumeMode == v1.PersistentVolumeBlock {
+		capability.AccessType = &csi.VolumeCapability_Block{Block: &csi.VolumeCapability_BlockVolume{}}
+	} else {
+		capability.AccessType = &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{
+			FsType:     pv.Spec.CSI.FSType,
+			MountFlags: slices.Clone(pv.Spec.MountOptions),
+		}}
+	}
+	return capability, nil
 }

@@ -14,15 +14,15 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Client is the sidecar's client of the CSI driver: it connects to the
-// driver's controller socket, waits until the driver is ready, reads its name
-// and capabilities once, and calls ControllerExpandVolume and
-// ControllerModifyVolume.
-
+// Package driver is the resizer's client of the CSI driver's controller
+// socket, and the adapters the controller calls to expand a volume (through
+// the driver, or for node-only drivers by handing the size to kubelet) and
+// to modify it.
 package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -31,6 +31,7 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"github.com/kubernetes-csi/csi-lib-utils/connection"
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
+	"github.com/kubernetes-csi/csi-lib-utils/rpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 	"k8s.io/klog/v2"
@@ -61,23 +62,15 @@ type Hooks struct {
 }
 
 // Connect dials the driver at address with csi-lib-utils' connection.Connect,
-// which logs every gRPC payload at V(5) with secrets stripped and records the
-// csi_sidecar_operations_seconds metric in mm (nil records none).
-//
-// An absolute path or a unix:// URL is a unix socket. Connect first waits,
-// until ctx ends, for the socket to accept a connection, and says why it
-// does not (hooks.Waiting, and the log at the default verbosity: no such
-// file, permission denied, refused, not a socket). The connection is then
-// watched: when it is lost, the loss is logged, hooks.Lost is called once,
-// and the client never reconnects, so every later call fails with
-// Unavailable. The sidecar is expected to exit then and let its container
-// restart. Other addresses are handed to gRPC as they are, without the wait
-// and without loss detection.
-//
-// timeout bounds every call to the driver (the --timeout flag), unless an
-// ExpandRequest or ModifyRequest sets its own. Establishing the gRPC
-// connection once the socket accepts is bounded by ctx and by
-// connection.Connect's own 30s limit.
+// which logs every gRPC payload at V(5) with secrets stripped and records
+// csi_sidecar_operations_seconds in mm (nil records none). For a unix socket
+// (an absolute path or a unix:// URL) it first waits, until ctx ends, for
+// the socket to accept, saying why it does not (hooks.Waiting and the log);
+// then a lost connection is logged, hooks.Lost called once, and never
+// redialled: later calls fail with Unavailable and the sidecar is to exit.
+// Other addresses go to gRPC as they are, without the wait or loss
+// detection. timeout bounds every call (--timeout) unless a request sets its
+// own; the dial is bounded by ctx and connection.Connect's own 30s.
 func Connect(ctx context.Context, address string, timeout time.Duration, mm metrics.CSIMetricsManager, hooks Hooks) (*Client, error) {
 	logger := klog.FromContext(ctx)
 	if timeout <= 0 {
@@ -137,8 +130,8 @@ func lossHandler(logger klog.Logger, address string, lost func()) func(context.C
 	}
 }
 
-// Close stops watching the connection and closes it. onLost is not called for
-// a connection closed this way. Close may be called more than once.
+// Close stops watching the connection, without calling Hooks.Lost, and
+// closes it. Close may be called more than once.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.stopWatch()
@@ -150,10 +143,9 @@ func (c *Client) Close() error {
 	return c.closeErr
 }
 
-// watch makes a lost connection noticed at once rather than at the next call,
-// which may come hours later: gRPC leaves a channel idle when its transport
-// breaks and only dials again on demand. Asking it to connect runs
-// connection.Connect's dialer, which reports the loss to the callback above.
+// watch makes a lost connection noticed at once, not at the next call hours
+// later: gRPC leaves a broken channel idle until a call, and asking it to
+// connect runs connection.Connect's dialer, which reports the loss.
 func (c *Client) watch(ctx context.Context) {
 	defer close(c.watchDone)
 	state := c.conn.GetState()
@@ -168,14 +160,9 @@ func (c *Client) watch(ctx context.Context) {
 	}
 }
 
-// callContext bounds one call to the driver by the client's timeout.
-func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return c.callContextWithin(ctx, 0)
-}
-
-// callContextWithin bounds one call to the driver by timeout when it is
+// callContext bounds one call to the driver by timeout when it is
 // positive, else by the client's timeout.
-func (c *Client) callContextWithin(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+func (c *Client) callContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	if timeout <= 0 {
 		timeout = c.timeout
 	}
@@ -185,4 +172,36 @@ func (c *Client) callContextWithin(ctx context.Context, timeout time.Duration) (
 // isUnixSocket tells whether connection.Connect dials address as a unix socket.
 func isUnixSocket(address string) bool {
 	return strings.HasPrefix(address, "/") || strings.HasPrefix(address, "unix://")
+}
+
+// WaitReady calls Probe until the driver reports ready, each call bounded by
+// the per-call timeout. DeadlineExceeded and ready=false are retried every
+// second until ctx ends; any other error is returned. When ctx ends the error
+// wraps ctx.Err().
+func (c *Client) WaitReady(ctx context.Context) error {
+	if err := rpc.ProbeForever(ctx, c.conn, c.timeout); err != nil {
+		if ctx.Err() != nil {
+			// A probe cut short by ctx fails with a gRPC status that hides why.
+			err = ctx.Err()
+		}
+		return fmt.Errorf("wait for CSI driver at %q to become ready: %w", c.address, err)
+	}
+	klog.FromContext(ctx).V(2).Info("CSI driver is ready", "address", c.address)
+	return nil
+}
+
+// DriverName calls GetPluginInfo and returns the driver's name. An empty name
+// is an error.
+func (c *Client) DriverName(ctx context.Context) (string, error) {
+	ctx, cancel := c.callContext(ctx, 0)
+	defer cancel()
+	resp, err := c.identity.GetPluginInfo(ctx, &csi.GetPluginInfoRequest{})
+	if err != nil {
+		return "", fmt.Errorf("get CSI driver name: %w", err)
+	}
+	if resp.GetName() == "" {
+		return "", errors.New("get CSI driver name: GetPluginInfo returned an empty name")
+	}
+	klog.FromContext(ctx).V(2).Info("CSI driver", "name", resp.GetName(), "vendorVersion", resp.GetVendorVersion())
+	return resp.GetName(), nil
 }

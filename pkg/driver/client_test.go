@@ -18,6 +18,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -203,5 +204,80 @@ func TestPayloadLogsStripSecrets(t *testing.T) {
 	}
 	if strings.Contains(logs, secret) {
 		t.Errorf("logs contain the secret:\n%s", logs)
+	}
+}
+
+func TestWaitReady(t *testing.T) {
+	tests := []struct {
+		name          string
+		notReadyTimes int
+		failCode      codes.Code
+		failTimes     int
+		// cancelled: ctx ends while the driver is still not ready.
+		cancelled bool
+		wantErr   string
+	}{
+		{name: "ready at once"},
+		{name: "not ready once, then ready", notReadyTimes: 1},
+		{name: "DeadlineExceeded is retried", failCode: codes.DeadlineExceeded, failTimes: 1},
+		{name: "other errors are returned", failCode: codes.FailedPrecondition, failTimes: -1,
+			wantErr: "to become ready: CSI driver probe failed: rpc error: code = FailedPrecondition"},
+		{name: "context ends while not ready", notReadyTimes: 1000, cancelled: true, wantErr: "context canceled"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // the retries wait a second each
+			d, c := connect(t, csidriver.Config{DriverName: "test.csi.example.com", ProbeNotReadyTimes: tc.notReadyTimes})
+			d.FailCall(csi.Identity_Probe_FullMethodName, tc.failCode, tc.failTimes)
+			ctx, cancel := context.WithCancel(testContext(t))
+			defer cancel()
+			if tc.cancelled {
+				cancel()
+			}
+			err := c.WaitReady(ctx)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("WaitReady: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("WaitReady error = %v, want one containing %q", err, tc.wantErr)
+			}
+			if tc.cancelled && !errors.Is(err, context.Canceled) {
+				t.Errorf("WaitReady error %v does not wrap context.Canceled", err)
+			}
+		})
+	}
+}
+
+func TestDriverName(t *testing.T) {
+	tests := []struct {
+		name     string
+		driver   string
+		failCode codes.Code
+		want     string
+		wantErr  string
+	}{
+		{name: "name", driver: "test.csi.example.com", want: "test.csi.example.com"},
+		{name: "empty name", driver: "", wantErr: "get CSI driver name: GetPluginInfo returned an empty name"},
+		{name: "call fails", driver: "test.csi.example.com", failCode: codes.Internal,
+			wantErr: "get CSI driver name: rpc error: code = Internal"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := connect(t, csidriver.Config{DriverName: tc.driver})
+			d.FailCall(csi.Identity_GetPluginInfo_FullMethodName, tc.failCode, 1)
+			got, err := c.DriverName(testContext(t))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("DriverName error = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("DriverName = %q, %v; want %q", got, err, tc.want)
+			}
+		})
 	}
 }

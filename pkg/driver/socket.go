@@ -17,6 +17,7 @@ limitations under the License.
 package driver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,6 +26,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"k8s.io/klog/v2"
 )
 
 // SocketError says why the driver's unix socket cannot be opened: the
@@ -93,7 +96,7 @@ func whyNot(path string, err error) string {
 func permissionHint(info fs.FileInfo, statErr error) string {
 	self := fmt.Sprintf("this process runs as uid %d gid %d", os.Geteuid(), os.Getegid())
 	if groups, err := os.Getgroups(); err == nil && len(groups) > 0 {
-		self += fmt.Sprintf(" (groups %s)", joinInts(groups))
+		self += fmt.Sprintf(" (groups %s)", strings.ReplaceAll(strings.Trim(fmt.Sprint(groups), "[]"), " ", ","))
 	}
 	if statErr != nil {
 		return self + ", and may not search a directory on the socket's path"
@@ -136,10 +139,68 @@ func kindOf(m fs.FileMode) string {
 	}
 }
 
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = fmt.Sprint(n)
+// dialInterval is how often a socket that cannot be opened is tried again:
+// a driver that starts late is connected to within this time.
+const dialInterval = 500 * time.Millisecond
+
+// Bounds of the gap between two log lines of one unchanged reason.
+const (
+	firstRepeat = 2 * time.Second
+	maxRepeat   = time.Minute
+)
+
+// awaitSocket dials the unix socket at path until it accepts a connection
+// or ctx ends. Every failure goes to waiting (for /readyz). The log says
+// each new reason at once, at the default verbosity, and an unchanged one
+// again after 2 s, 4 s, 8 s... and then every minute.
+func awaitSocket(ctx context.Context, address, path string, waiting func(error)) error {
+	logger := klog.FromContext(ctx)
+	ticker := time.NewTicker(dialInterval)
+	defer ticker.Stop()
+	var (
+		repeat  logRepeat
+		lastErr error
+	)
+	for {
+		err := dialSocket(address, path, dialInterval)
+		if err == nil {
+			if lastErr != nil {
+				logger.Info("The CSI driver's socket accepts connections now", "address", address)
+			}
+			return nil
+		}
+		lastErr = err
+		waiting(err)
+		if repeat.due(time.Now(), err.Error()) {
+			logger.Error(err, "Waiting for the CSI driver's socket", "address", address)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (gave up: %w)", lastErr, ctx.Err())
+		case <-ticker.C:
+		}
 	}
-	return strings.Join(s, ",")
+}
+
+// logRepeat spaces the log lines of one unchanged reason: a new reason is
+// logged at once, the same one again after a gap that doubles up to
+// maxRepeat.
+type logRepeat struct {
+	reason string
+	next   time.Time
+	gap    time.Duration
+}
+
+// due tells whether reason is to be logged at now, and notes that it is.
+func (r *logRepeat) due(now time.Time, reason string) bool {
+	switch {
+	case reason != r.reason:
+		r.reason, r.gap = reason, firstRepeat
+	case now.Before(r.next):
+		return false
+	default:
+		r.gap = min(2*r.gap, maxRepeat)
+	}
+	r.next = now.Add(r.gap)
+	return true
 }

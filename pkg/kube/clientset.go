@@ -28,8 +28,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/flowcontrol"
 )
 
@@ -111,61 +113,41 @@ type core struct{ rest *rest.RESTClient }
 func (g core) RESTClient() rest.Interface { return g.rest }
 
 func (g core) PersistentVolumeClaims(namespace string) PersistentVolumeClaimInterface {
-	return typed(g.rest, "persistentvolumeclaims", namespace,
-		func() *corev1.PersistentVolumeClaim { return &corev1.PersistentVolumeClaim{} },
-		func() *corev1.PersistentVolumeClaimList { return &corev1.PersistentVolumeClaimList{} })
+	return typed[corev1.PersistentVolumeClaim, corev1.PersistentVolumeClaimList](g.rest, "persistentvolumeclaims", namespace)
 }
 
 func (g core) PersistentVolumes() PersistentVolumeInterface {
-	return typed(g.rest, "persistentvolumes", "",
-		func() *corev1.PersistentVolume { return &corev1.PersistentVolume{} },
-		func() *corev1.PersistentVolumeList { return &corev1.PersistentVolumeList{} })
+	return typed[corev1.PersistentVolume, corev1.PersistentVolumeList](g.rest, "persistentvolumes", "")
 }
 
 func (g core) Pods(namespace string) PodInterface {
-	return typed(g.rest, "pods", namespace,
-		func() *corev1.Pod { return &corev1.Pod{} },
-		func() *corev1.PodList { return &corev1.PodList{} })
+	return typed[corev1.Pod, corev1.PodList](g.rest, "pods", namespace)
 }
 
-func (g core) Nodes() NodeInterface {
-	return typed(g.rest, "nodes", "",
-		func() *corev1.Node { return &corev1.Node{} },
-		func() *corev1.NodeList { return &corev1.NodeList{} })
-}
+func (g core) Nodes() NodeInterface { return typed[corev1.Node, corev1.NodeList](g.rest, "nodes", "") }
 
 func (g core) Secrets(namespace string) SecretInterface {
-	return typed(g.rest, "secrets", namespace,
-		func() *corev1.Secret { return &corev1.Secret{} },
-		func() *corev1.SecretList { return &corev1.SecretList{} })
+	return typed[corev1.Secret, corev1.SecretList](g.rest, "secrets", namespace)
 }
 
 func (g core) Events(namespace string) EventInterface {
-	return typed(g.rest, "events", namespace,
-		func() *corev1.Event { return &corev1.Event{} },
-		func() *corev1.EventList { return &corev1.EventList{} })
+	return typed[corev1.Event, corev1.EventList](g.rest, "events", namespace)
 }
 
 type storage struct{ rest *rest.RESTClient }
 
 func (g storage) StorageClasses() StorageClassInterface {
-	return typed(g.rest, "storageclasses", "",
-		func() *storagev1.StorageClass { return &storagev1.StorageClass{} },
-		func() *storagev1.StorageClassList { return &storagev1.StorageClassList{} })
+	return typed[storagev1.StorageClass, storagev1.StorageClassList](g.rest, "storageclasses", "")
 }
 
 func (g storage) VolumeAttributesClasses() VolumeAttributesClassInterface {
-	return typed(g.rest, "volumeattributesclasses", "",
-		func() *storagev1.VolumeAttributesClass { return &storagev1.VolumeAttributesClass{} },
-		func() *storagev1.VolumeAttributesClassList { return &storagev1.VolumeAttributesClassList{} })
+	return typed[storagev1.VolumeAttributesClass, storagev1.VolumeAttributesClassList](g.rest, "volumeattributesclasses", "")
 }
 
 type coordination struct{ rest *rest.RESTClient }
 
 func (g coordination) Leases(namespace string) LeaseInterface {
-	return typed(g.rest, "leases", namespace,
-		func() *coordinationv1.Lease { return &coordinationv1.Lease{} },
-		func() *coordinationv1.LeaseList { return &coordinationv1.LeaseList{} })
+	return typed[coordinationv1.Lease, coordinationv1.LeaseList](g.rest, "leases", namespace)
 }
 
 type authentication struct{ rest *rest.RESTClient }
@@ -176,17 +158,19 @@ func (g authentication) SelfSubjectReviews() SelfSubjectReviewInterface {
 		gentype.PrefersProtobuf[*authenticationv1.SelfSubjectReview]())
 }
 
-// object is what gentype's clients handle.
-type object interface {
-	runtime.Object
-	metav1.Object
-}
-
 // typed is client-go's generic client of resource in namespace ("" for
 // cluster-scoped resources or all namespaces), with protobuf preferred as
 // every typed client of these groups does.
-func typed[T object, L runtime.Object](rc rest.Interface, resource, namespace string, newObject func() T, newList func() L) *gentype.ClientWithList[T, L] {
-	return gentype.NewClientWithList(resource, rc, ParameterCodec, namespace, newObject, newList, gentype.PrefersProtobuf[T]())
+func typed[T, L any, PT interface {
+	*T
+	runtime.Object
+	metav1.Object
+}, PL interface {
+	*L
+	runtime.Object
+}](rc rest.Interface, resource, namespace string) *gentype.ClientWithList[PT, PL] {
+	return gentype.NewClientWithList(resource, rc, ParameterCodec, namespace,
+		func() PT { return new(T) }, func() PL { return new(L) }, gentype.PrefersProtobuf[PT]())
 }
 
 type discovery struct{ rest *rest.RESTClient }
@@ -209,4 +193,34 @@ func (d discovery) ServerResourcesForGroupVersion(groupVersion string) (*metav1.
 		return nil, err
 	}
 	return list, nil
+}
+
+// NewInformer is client-go's informer of T without the factory (package
+// k8s.io/client-go/informers): same list and watch through resources, same
+// options. tweak, when not nil, sets the selectors of every list and watch.
+// client tells the reflector whether it may use watch lists (client-go's
+// fake clientset says it may not).
+func NewInformer[T any, L runtime.Object](client Interface, resources ReadInterface[*T, L], resync time.Duration, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
+	options := func(o metav1.ListOptions) metav1.ListOptions {
+		if tweak != nil {
+			tweak(&o)
+		}
+		return o
+	}
+	lw := &cache.ListWatch{
+		ListFunc: func(o metav1.ListOptions) (runtime.Object, error) {
+			return resources.List(context.Background(), options(o))
+		},
+		WatchFunc: func(o metav1.ListOptions) (watch.Interface, error) {
+			return resources.Watch(context.Background(), options(o))
+		},
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return resources.List(ctx, options(o))
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return resources.Watch(ctx, options(o))
+		},
+	}
+	return cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client), any(new(T)).(runtime.Object),
+		cache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: cache.Indexers{}})
 }

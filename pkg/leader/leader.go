@@ -20,10 +20,9 @@ limitations under the License.
 // and of client-go's elector can share a Lease during an upgrade.
 //
 // It exists so that the binary does not link client-go's leaderelection,
-// which pulls in the typed clientset and its scheme (every API group of
-// Kubernetes) and the informer factories. It reads and writes the Lease
-// through Leases, three methods that client-go's typed LeaseInterface and any
-// narrower client can provide.
+// which pulls in the typed clientset, its scheme of every API group and the
+// informer factories; it writes the Lease through Leases, which client-go's
+// typed LeaseInterface and any narrower client satisfy.
 //
 // A replica trusts its own clock only: a Lease held by another replica is
 // taken once this replica has seen no change to it for the holder's
@@ -44,10 +43,9 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// JitterFactor stretches the wait between two attempts to acquire the Lease
-// by up to this factor of the retry period, so that standbys do not ask in
-// step. RenewDeadline must exceed JitterFactor times RetryPeriod. It is
-// client-go's value.
+// JitterFactor, client-go's, stretches the wait between two attempts to
+// acquire the Lease by up to this factor of RetryPeriod, so that standbys do
+// not ask in step; RenewDeadline must exceed JitterFactor times RetryPeriod.
 const JitterFactor = 1.2
 
 // ErrLost is returned by Run when this replica stopped leading because it
@@ -72,26 +70,20 @@ type Metrics interface {
 
 // Config says which Lease to hold, as whom, and how often to write it.
 type Config struct {
-	// Leases reads and writes the Lease in Namespace.
-	Leases Leases
-	// Namespace and Name name the Lease.
+	// Leases reads and writes the Lease Namespace/Name.
+	Leases          Leases
 	Namespace, Name string
 	// Identity is this replica's holderIdentity; unique among the replicas.
 	Identity string
-	// Labels are set on the Lease when this replica writes it.
-	Labels map[string]string
-	// Annotations are set on the Lease when this replica writes it.
-	Annotations map[string]string
+	// Labels and Annotations are set on the Lease when this replica writes it.
+	Labels, Annotations map[string]string
 
-	// LeaseDuration is how long a standby waits, from the last change it saw,
-	// before it takes the Lease of a silent holder.
-	LeaseDuration time.Duration
-	// RenewDeadline is how long the leader keeps trying to renew before it
-	// gives up leading.
-	RenewDeadline time.Duration
-	// RetryPeriod is the wait between two renewals, and the base of the
-	// jittered wait between two attempts to acquire.
-	RetryPeriod time.Duration
+	// LeaseDuration is how long a standby waits, from the last change it
+	// saw, before it takes the Lease of a silent holder; RenewDeadline how
+	// long the leader tries to renew before it gives up; RetryPeriod the wait
+	// between two renewals, and the base of the jittered wait between two
+	// attempts to acquire.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 
 	// ReleaseOnCancel writes the Lease without a holder when Run ends while
 	// leading, so that a standby takes over at its next attempt.

@@ -18,6 +18,8 @@ package leader
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -75,8 +77,7 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
 // sets it and counts one more transition.
 func (e *Elector) write(ctx context.Context, lease *coordinationv1.Lease, now time.Time) error {
 	next := lease.DeepCopy()
-	e.setLabels(&next.ObjectMeta)
-	e.setAnnotations(&next.ObjectMeta)
+	e.setMeta(&next.ObjectMeta)
 	at := metav1.NewMicroTime(now)
 	spec := &next.Spec
 	if holderOf(lease) != e.c.Identity {
@@ -107,8 +108,7 @@ func (e *Elector) create(ctx context.Context, now time.Time) bool {
 			LeaseTransitions:     ptr.To[int32](0),
 		},
 	}
-	e.setLabels(&lease.ObjectMeta)
-	e.setAnnotations(&lease.ObjectMeta)
+	e.setMeta(&lease.ObjectMeta)
 	created, err := e.c.Leases.Create(ctx, lease, metav1.CreateOptions{})
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Could not create the Lease")
@@ -151,19 +151,6 @@ func (e *Elector) release(ctx context.Context) {
 			return
 		}
 		e.observe(lease)
-	}
-}
-
-// setLabels adds the configured labels to meta, keeping the others.
-func (e *Elector) setLabels(meta *metav1.ObjectMeta) {
-	if len(e.c.Labels) == 0 {
-		return
-	}
-	if meta.Labels == nil {
-		meta.Labels = make(map[string]string, len(e.c.Labels))
-	}
-	for k, v := range e.c.Labels {
-		meta.Labels[k] = v
 	}
 }
 
@@ -214,4 +201,63 @@ func (e *Elector) holderLocked() string {
 
 func holderOf(l *coordinationv1.Lease) string {
 	return ptr.Deref(l.Spec.HolderIdentity, "")
+}
+
+// renew renews the Lease every RetryPeriod until ctx ends (true) or the
+// Lease is lost (false).
+func (e *Elector) renew(ctx context.Context) bool {
+	logger := klog.FromContext(ctx)
+	for e.sleep(ctx, e.c.RetryPeriod) {
+		if err := e.renewBefore(ctx, e.clock.Now().Add(e.c.RenewDeadline)); err != nil {
+			if ctx.Err() != nil {
+				return true
+			}
+			e.c.Metrics.Leading(false)
+			logger.Info("Stopped leading", "reason", err.Error())
+			return false
+		}
+		logger.V(5).Info("Renewed the Lease")
+	}
+	return true
+}
+
+// renewBefore tries to renew the Lease every RetryPeriod until it succeeds,
+// the deadline passes or another replica is seen holding it.
+func (e *Elector) renewBefore(ctx context.Context, deadline time.Time) error {
+	for {
+		// A call that hangs ends at the deadline too.
+		callCtx, cancel := context.WithTimeout(ctx, deadline.Sub(e.clock.Now()))
+		ok := e.tryAcquireOrRenew(callCtx)
+		cancel()
+		e.reportLeader()
+		switch holder := e.holder(); {
+		case ok:
+			return nil
+		case holder != e.c.Identity:
+			return fmt.Errorf("the Lease is held by %q", holder)
+		case ctx.Err() != nil:
+			return ctx.Err()
+		}
+		wait := min(e.c.RetryPeriod, deadline.Sub(e.clock.Now()))
+		if wait <= 0 || !e.sleep(ctx, wait) || !e.clock.Now().Before(deadline) {
+			return fmt.Errorf("could not renew the Lease within %v", e.c.RenewDeadline)
+		}
+	}
+}
+
+// setMeta adds the configured labels and annotations (such as the
+// resizer's SettingsAnnotation) to meta, keeping the others.
+func (e *Elector) setMeta(meta *metav1.ObjectMeta) {
+	for _, set := range []struct {
+		to   *map[string]string
+		from map[string]string
+	}{{&meta.Labels, e.c.Labels}, {&meta.Annotations, e.c.Annotations}} {
+		if len(set.from) == 0 {
+			continue
+		}
+		if *set.to == nil {
+			*set.to = make(map[string]string, len(set.from))
+		}
+		maps.Copy(*set.to, set.from)
+	}
 }

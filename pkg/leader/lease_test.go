@@ -233,3 +233,26 @@ func TestConflictRetried(t *testing.T) {
 
 // h0 is the fake clocks' start.
 func h0() time.Time { return time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC) }
+
+// settingsAnnotation is an annotation as the resizer publishes on its Lease.
+const settingsAnnotation = "csi-resizer.io/settings"
+
+// TestAnnotationsPublished: the configured annotations are on the Lease
+// this replica creates, and on one it takes over, beside the others.
+func TestAnnotationsPublished(t *testing.T) {
+	published := map[string]string{settingsAnnotation: `{"retryIntervalMax":"10m0s"}`}
+	h := newHarness(t)
+	h.start("a", func(c *Config) { c.Annotations = published }, false)
+	if got := h.lease().Annotations[settingsAnnotation]; got != published[settingsAnnotation] {
+		t.Errorf("created Lease: annotation %q, want %q", got, published[settingsAnnotation])
+	}
+
+	old := heldLease("other", h0())
+	old.Annotations = map[string]string{"kept": "yes", settingsAnnotation: "{}"}
+	h = newHarness(t, old)
+	h.start("a", func(c *Config) { c.Annotations = published }, false)
+	h.step(leaseDuration + 5*time.Second)
+	if l := h.lease(); holderOrNone(l) != "a" || l.Annotations[settingsAnnotation] != published[settingsAnnotation] || l.Annotations["kept"] != "yes" {
+		t.Errorf("taken Lease: holder %q, annotations %v; want a, ours and the other kept", holderOrNone(l), l.Annotations)
+	}
+}

@@ -17,6 +17,9 @@ limitations under the License.
 package metrics
 
 import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
@@ -38,22 +41,18 @@ type Leadership interface {
 
 // ClaimsConfig is what the claims collector reads.
 type ClaimsConfig struct {
-	// Driver is the CSI driver name, the driver_name label.
-	Driver string
-	// Node is nil unless --node-deployment is on: only the claims whose
-	// volumes are pinned to the node are then counted, those the
-	// controller handles (ownership.Scope).
+	Driver string // the driver_name label
+	// Node, with --node-deployment only, limits the count to the claims the
+	// controller handles, those pinned to the node (ownership.Scope).
 	Node *ownership.Watcher
 	// Claims holds *slim.Claim and Volumes *slim.Volume by name: the
 	// controller's informer caches.
 	Claims, Volumes cache.Store
-	// Leader says when to report; nil means never.
-	Leader Leadership
+	Leader          Leadership // says when to report; nil means never
 	// HeldBack tells the claims whose expansion pods hold back; nil when
 	// in-use handling is off.
 	HeldBack decide.HeldBack
-	// Clock is the real clock when nil.
-	Clock clock.PassiveClock
+	Clock    clock.PassiveClock // the real clock when nil
 }
 
 // claimsCollector computes csi_resizer_claims and
@@ -69,10 +68,6 @@ type claimsCollector struct {
 
 // RegisterClaims registers the claims-by-state metrics on registry.
 func RegisterClaims(registry k8smetrics.KubeRegistry, cfg ClaimsConfig) {
-	registry.CustomMustRegister(newClaimsCollector(cfg))
-}
-
-func newClaimsCollector(cfg ClaimsConfig) *claimsCollector {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.RealClock{}
 	}
@@ -95,7 +90,7 @@ func newClaimsCollector(cfg ClaimsConfig) *claimsCollector {
 	for i, k := range c.keys {
 		c.index[k] = i
 	}
-	return c
+	registry.CustomMustRegister(c)
 }
 
 // DescribeWithStability sends the two descriptors.
@@ -156,4 +151,91 @@ func (c *claimsCollector) volume(name string) *slim.Volume {
 	}
 	v, _ := obj.(*slim.Volume)
 	return v
+}
+
+// owner answers ownership.Check, as the controller asks it, for cached
+// claims and PVs. For a CSI volume it fills objects it reuses with what
+// Check reads (identity, phase, volume name, claimRef, the CSI driver and
+// handle, the node affinity when the cache keeps it) instead of rebuilding
+// whole ones, which would allocate for every claim a scrape counts. In-tree volumes, rare, are rebuilt whole: the
+// migration translation reads their source and labels, and the claim's
+// annotations.
+type owner struct {
+	pvc      v1.PersistentVolumeClaim
+	pv       v1.PersistentVolume
+	ref      v1.ObjectReference
+	csi      v1.CSIPersistentVolumeSource
+	affinity v1.VolumeNodeAffinity
+}
+
+// owned reports whether c, bound to v (nil when not cached), is in scope:
+// its driver's, and with --node-deployment pinned to the node.
+func (o *owner) owned(c *slim.Claim, v *slim.Volume, scope ownership.Scope) bool {
+	driver := scope.Driver
+	var pv *v1.PersistentVolume
+	pvc := o.claim(c)
+	switch {
+	case v == nil:
+	case v.CSI == nil:
+		pvc, pv = c.PVC(), v.PV()
+	case v.CSI.Driver != driver:
+		// Check would say Ignore, after formatting why.
+		return false
+	default:
+		pv = o.volume(v)
+	}
+	verdict, _ := scope.Check(pvc, pv)
+	return verdict == ownership.Owned
+}
+
+func (o *owner) claim(c *slim.Claim) *v1.PersistentVolumeClaim {
+	o.pvc.Name, o.pvc.Namespace, o.pvc.UID = c.Name, c.Namespace, c.UID
+	o.pvc.Spec.VolumeName = c.VolumeName
+	o.pvc.Status.Phase = c.Phase
+	return &o.pvc
+}
+
+func (o *owner) volume(v *slim.Volume) *v1.PersistentVolume {
+	o.pv.Name = v.Name
+	o.pv.Spec.ClaimRef = nil
+	if v.Bound {
+		o.ref = v1.ObjectReference{Namespace: v.ClaimNamespace, Name: v.ClaimName, UID: v.ClaimUID}
+		o.pv.Spec.ClaimRef = &o.ref
+	}
+	o.csi = v1.CSIPersistentVolumeSource{Driver: v.CSI.Driver, VolumeHandle: v.CSI.VolumeHandle}
+	o.pv.Spec.CSI = &o.csi
+	o.pv.Spec.NodeAffinity = nil
+	if v.NodeAffinity != nil {
+		o.affinity.Required = v.NodeAffinity
+		o.pv.Spec.NodeAffinity = &o.affinity
+	}
+	return &o.pv
+}
+
+// tally is the count and the oldest transition time of each state, by the
+// index of its key.
+type tally struct {
+	count  []int
+	oldest []time.Time // zero: no claim of the state recorded a time
+}
+
+func newTally(states int) tally {
+	return tally{count: make([]int, states), oldest: make([]time.Time, states)}
+}
+
+// add counts one claim in state i, in it since since (zero when unknown).
+func (t tally) add(i int, since time.Time) {
+	t.count[i]++
+	if !since.IsZero() && (t.oldest[i].IsZero() || since.Before(t.oldest[i])) {
+		t.oldest[i] = since
+	}
+}
+
+// age returns the seconds from the oldest time of state i to now: 0 when
+// no time is known, and never below 0 (a time from a clock ahead of ours).
+func (t tally) age(i int, now time.Time) float64 {
+	if t.oldest[i].IsZero() {
+		return 0
+	}
+	return max(now.Sub(t.oldest[i]).Seconds(), 0)
 }

@@ -25,7 +25,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
@@ -33,6 +32,7 @@ import (
 
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const testDriver = "test.csi.example.com"
@@ -63,17 +63,7 @@ func newCaches() *caches {
 // add caches claim ns/name, requesting 2Gi on 1Gi, and its PV of driver
 // (none when driver is ""), changed by change.
 func (c *caches) add(t testing.TB, name, driver string, change func(*v1.PersistentVolumeClaim)) {
-	pvc := &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name)},
-		Spec: v1.PersistentVolumeClaimSpec{
-			VolumeName: "pv-" + name,
-			Resources:  v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("2Gi")}},
-		},
-		Status: v1.PersistentVolumeClaimStatus{
-			Phase:    v1.ClaimBound,
-			Capacity: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")},
-		},
-	}
+	pvc := testobj.Claim("ns", name, "2Gi", "1Gi", testobj.VolumeName("pv-"+name))
 	if change != nil {
 		change(pvc)
 	}
@@ -83,14 +73,7 @@ func (c *caches) add(t testing.TB, name, driver string, change func(*v1.Persiste
 	if driver == "" {
 		return
 	}
-	pv := &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: pvc.Spec.VolumeName},
-		Spec: v1.PersistentVolumeSpec{
-			Capacity:               v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")},
-			ClaimRef:               &v1.ObjectReference{Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID},
-			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: driver, VolumeHandle: "vol-" + name}},
-		},
-	}
+	pv := testobj.Volume(pvc, driver, "1Gi", testobj.Classes("", ""))
 	if err := c.volumes.Add(slim.NewVolume(pv)); err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +81,7 @@ func (c *caches) add(t testing.TB, name, driver string, change func(*v1.Persiste
 
 // resizing records an expansion in s with condition t, True for ago.
 func resizing(s v1.ClaimResourceStatus, t v1.PersistentVolumeClaimConditionType, ago time.Duration) func(*v1.PersistentVolumeClaim) {
-	return func(pvc *v1.PersistentVolumeClaim) {
-		pvc.Status.AllocatedResources = v1.ResourceList{v1.ResourceStorage: resource.MustParse("2Gi")}
-		pvc.Status.AllocatedResourceStatuses = map[v1.ResourceName]v1.ClaimResourceStatus{v1.ResourceStorage: s}
-		withCondition(t, ago)(pvc)
-	}
+	return both(testobj.Allocated("2Gi", s), withCondition(t, ago))
 }
 
 // modifying records a modification to gold in s with condition t, True
@@ -111,7 +90,7 @@ func modifying(s v1.PersistentVolumeClaimModifyVolumeStatus, t v1.PersistentVolu
 	return func(pvc *v1.PersistentVolumeClaim) {
 		gold := "gold"
 		pvc.Spec.VolumeAttributesClassName = &gold
-		pvc.Status.ModifyVolumeStatus = &v1.ModifyVolumeStatus{TargetVolumeAttributesClassName: gold, Status: s}
+		testobj.ModifyStatus(gold, s)(pvc)
 		if t != "" {
 			withCondition(t, ago)(pvc)
 		}
@@ -119,11 +98,7 @@ func modifying(s v1.PersistentVolumeClaimModifyVolumeStatus, t v1.PersistentVolu
 }
 
 func withCondition(t v1.PersistentVolumeClaimConditionType, ago time.Duration) func(*v1.PersistentVolumeClaim) {
-	return func(pvc *v1.PersistentVolumeClaim) {
-		pvc.Status.Conditions = append(pvc.Status.Conditions, v1.PersistentVolumeClaimCondition{
-			Type: t, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-ago)),
-		})
-	}
+	return testobj.Condition(t, now.Add(-ago), "")
 }
 
 // both applies each change.
@@ -335,5 +310,168 @@ func TestClaimsOnNode(t *testing.T) {
 	}
 	if total != 1 {
 		t.Errorf("claims counted: %v, want 1 (the claim of the volume pinned to the node)", total)
+	}
+}
+
+const gcePD = "pd.csi.storage.gke.io"
+
+// TestOwnedAgreesWithCheck checks owner.owned against ownership.Check on
+// whole objects, for every pair of the claims and volumes below and three
+// drivers, with one owner reused across all of them as a scrape does.
+func TestOwnedAgreesWithCheck(t *testing.T) {
+	claims := ownershipClaims()
+	volumes := ownershipVolumes()
+	var o owner
+	owned := 0
+	for _, driver := range []string{testDriver, gcePD, ""} {
+		for ci, pvc := range claims {
+			for vi, pv := range volumes {
+				c := slim.NewClaim(pvc)
+				var v *slim.Volume
+				var whole *v1.PersistentVolume
+				if pv != nil {
+					v = slim.NewVolume(pv)
+					whole = v.PV()
+				}
+				verdict, reason := ownership.Check(c.PVC(), whole, driver)
+				want := verdict == ownership.Owned
+				if got := o.owned(c, v, ownership.Scope{Driver: driver}); got != want {
+					t.Errorf("driver %q, claim %d, volume %d: owned = %v, Check says %v (%s)", driver, ci, vi, got, verdict, reason)
+				}
+				if want {
+					owned++
+				}
+			}
+		}
+	}
+	if owned < 3 {
+		t.Errorf("only %d pairs were owned: the table does not test the owned side", owned)
+	}
+}
+
+// ownershipClaims are variations of claim ns/data of volume pv-1.
+func ownershipClaims() []*v1.PersistentVolumeClaim {
+	base := func() *v1.PersistentVolumeClaim {
+		return &v1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "ns", UID: "uid-1"},
+			Spec:       v1.PersistentVolumeClaimSpec{VolumeName: "pv-1"},
+			Status:     v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound},
+		}
+	}
+	pending, unbound, otherUID, otherName := base(), base(), base(), base()
+	pending.Status.Phase = v1.ClaimPending
+	unbound.Spec.VolumeName = ""
+	otherUID.UID = "uid-2"
+	otherName.Name = "other"
+	migrated, migratedElsewhere := base(), base()
+	migrated.Annotations = map[string]string{ownership.ResizerAnnotation: gcePD, "x": "y"}
+	migratedElsewhere.Annotations = map[string]string{ownership.ResizerAnnotation: "other.csi.example.com"}
+	return []*v1.PersistentVolumeClaim{base(), pending, unbound, otherUID, otherName, migrated, migratedElsewhere}
+}
+
+// ownershipVolumes are variations of pv-1, bound to ns/data, and nil.
+func ownershipVolumes() []*v1.PersistentVolume {
+	csi := func(driver, handle string) *v1.PersistentVolume {
+		return &v1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "pv-1"},
+			Spec: v1.PersistentVolumeSpec{
+				ClaimRef:               &v1.ObjectReference{Namespace: "ns", Name: "data", UID: "uid-1"},
+				PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: driver, VolumeHandle: handle}},
+			},
+		}
+	}
+	noRef, otherNS, otherUID, otherName := csi(testDriver, "h"), csi(testDriver, "h"), csi(testDriver, "h"), csi(testDriver, "h")
+	noRef.Spec.ClaimRef = nil
+	otherNS.Spec.ClaimRef.Namespace = "other"
+	otherUID.Spec.ClaimRef.UID = "uid-2"
+	otherName.Name = "pv-2"
+	gce := csi("", "")
+	gce.Spec.CSI = nil
+	gce.Spec.GCEPersistentDisk = &v1.GCEPersistentDiskVolumeSource{PDName: "disk-1"}
+	gce.Labels = map[string]string{v1.LabelTopologyZone: "europe-west1-b"}
+	vsphere := csi("", "")
+	vsphere.Spec.CSI = nil
+	vsphere.Spec.VsphereVolume = &v1.VsphereVirtualDiskVolumeSource{VolumePath: "[ds] disk.vmdk"}
+	return []*v1.PersistentVolume{
+		nil, csi(testDriver, "h"), csi(testDriver, ""), csi("other.csi.example.com", "h"), csi(gcePD, "h"),
+		noRef, otherNS, otherUID, otherName, gce, vsphere,
+	}
+}
+
+func TestOwnedAllocatesNothingForCSIVolumes(t *testing.T) {
+	c := slim.NewClaim(ownershipClaims()[0])
+	for _, pv := range []*v1.PersistentVolume{ownershipVolumes()[1], ownershipVolumes()[3]} {
+		v := slim.NewVolume(pv)
+		var o owner
+		allocs := testing.AllocsPerRun(100, func() { o.owned(c, v, ownership.Scope{Driver: testDriver}) })
+		if allocs != 0 {
+			t.Errorf("volume of driver %s: owned allocated %v times, want 0", pv.Spec.CSI.Driver, allocs)
+		}
+	}
+}
+
+// TestOwnedAgreesWithCheckOnNode is TestOwnedAgreesWithCheck with
+// --node-deployment: volumes pinned to the node, to another node, to a
+// zone, and without node affinity, cached with their affinity.
+func TestOwnedAgreesWithCheckOnNode(t *testing.T) {
+	node := ownership.NewWatcher("node-1")
+	node.Set(&ownership.Node{Name: "node-1", Labels: map[string]string{v1.LabelHostname: "host-1", v1.LabelTopologyZone: "z1"}})
+	scope := ownership.Scope{Driver: testDriver, Node: node}
+	pinned := func(key, value string) *v1.VolumeNodeAffinity {
+		return &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+			MatchExpressions: []v1.NodeSelectorRequirement{{Key: key, Operator: v1.NodeSelectorOpIn, Values: []string{value}}},
+		}}}}
+	}
+	var o owner
+	verdicts := map[ownership.Verdict]int{}
+	for _, affinity := range []*v1.VolumeNodeAffinity{
+		nil, pinned(v1.LabelHostname, "host-1"), pinned(v1.LabelHostname, "host-2"), pinned(v1.LabelTopologyZone, "z1"),
+	} {
+		for ci, pvc := range ownershipClaims() {
+			for vi, pv := range ownershipVolumes() {
+				c := slim.NewClaim(pvc)
+				var v *slim.Volume
+				var whole *v1.PersistentVolume
+				if pv != nil {
+					pv.Spec.NodeAffinity = affinity
+					v = slim.NewVolumeWithAffinity(pv)
+					whole = v.PV()
+				}
+				verdict, reason := scope.Check(c.PVC(), whole)
+				verdicts[verdict]++
+				if got := o.owned(c, v, scope); got != (verdict == ownership.Owned) {
+					t.Errorf("affinity %v, claim %d, volume %d: owned = %v, Check says %v (%s)", affinity, ci, vi, got, verdict, reason)
+				}
+			}
+		}
+	}
+	for _, v := range []ownership.Verdict{ownership.Owned, ownership.Ignore, ownership.Refused, ownership.NoNodeAffinity} {
+		if verdicts[v] == 0 {
+			t.Errorf("no pair was %v: the table does not test it", v)
+		}
+	}
+}
+
+func TestTally(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	tl := newTally(4)
+	tl.add(0, t0.Add(-time.Minute))
+	tl.add(0, time.Time{})
+	tl.add(0, t0.Add(-time.Hour))
+	tl.add(0, t0.Add(-time.Second))
+	tl.add(1, time.Time{})
+	tl.add(2, t0.Add(time.Minute))
+	for i, want := range []struct {
+		count int
+		age   float64
+	}{
+		{count: 4, age: 3600},
+		{count: 1, age: 0}, // in the state, no time known
+		{count: 1, age: 0}, // a time ahead of the clock
+		{count: 0, age: 0},
+	} {
+		if tl.count[i] != want.count || tl.age(i, t0) != want.age {
+			t.Errorf("state %d: count %d, age %v; want %d, %v", i, tl.count[i], tl.age(i, t0), want.count, want.age)
+		}
 	}
 }

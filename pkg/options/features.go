@@ -14,12 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// This file declares the feature gates of csi-resizer. The names,
-// maturity and defaults match upstream external-resizer v2.2 so that an
-// operator's --feature-gates value keeps working, except where noted; the
-// gates upstream accepts only because it links k8s.io/apiserver are
-// accepted too, without effect (compat.go).
-
 package options
 
 import (
@@ -30,6 +24,8 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 )
 
+// The gates of csi-resizer: names, maturity and defaults of upstream v2.2
+// unless noted.
 const (
 	// AnnotateFsResize makes the resizer record the PVC capacity before a
 	// resize in the PV annotation volume.alpha.kubernetes.io/pre-resize-capacity
@@ -41,13 +37,10 @@ const (
 	// upstream; it may still be turned off.
 	RecoverVolumeExpansionFailure featuregate.Feature = "RecoverVolumeExpansionFailure"
 
-	// VolumeAttributesClass turns on volume modification (KEP-3751): the
-	// resizer calls ControllerModifyVolume with the class's parameters for
-	// claims whose spec.volumeAttributesClassName changes, when the driver
-	// advertises MODIFY_VOLUME and the API server serves storage.k8s.io/v1
-	// VolumeAttributesClass. GA and on by default, as upstream; false turns
-	// modification off, and the volumeattributesclasses RBAC rule is then
-	// not needed.
+	// VolumeAttributesClass turns on volume modification (KEP-3751), when
+	// the driver advertises MODIFY_VOLUME and the API server serves
+	// storage.k8s.io/v1 VolumeAttributesClass. GA and on by default, as
+	// upstream; off, the volumeattributesclasses RBAC rule is not needed.
 	VolumeAttributesClass featuregate.Feature = "VolumeAttributesClass"
 
 	// ReleaseLeaderElectionOnExit releases the leader election Lease on a
@@ -58,8 +51,7 @@ const (
 	ReleaseLeaderElectionOnExit featuregate.Feature = "ReleaseLeaderElectionOnExit"
 )
 
-// Specs returns the feature specs of csi-resizer's own gates, without the
-// logging gates. It returns a new map on each call.
+// Specs returns a new map of the specs of csi-resizer's own gates.
 func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 	return map[featuregate.Feature]featuregate.FeatureSpec{
 		AnnotateFsResize:              {Default: false, PreRelease: featuregate.Alpha},
@@ -69,21 +61,14 @@ func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 	}
 }
 
-// NewGate returns a new feature gate that knows csi-resizer's gates and the
-// gates upstream v2.2.1 accepts without effect (CompatSpecs): exactly the
-// names upstream's --feature-gates accepts. Each call returns an
-// independent gate: there is no process-wide gate to reset.
-//
-// The logging gates of component-base are not in it: upstream refuses them
-// on --feature-gates (they live in a gate of their own there, left at its
-// defaults), and so does csi-resizer; see NewLoggingGate. Nor are
-// client-go's gates (WatchListClient, ...): upstream refuses them too, and
-// client-go reads them from KUBE_FEATURE_<name> environment variables, in
-// both resizers alike.
+// NewGate returns a new, independent feature gate that knows exactly the
+// names upstream's --feature-gates accepts: csi-resizer's gates and
+// CompatSpecs. Upstream refuses the logging gates of component-base there
+// (see NewLoggingGate) and client-go's (read from KUBE_FEATURE_<name>
+// environment variables, in both resizers alike), and so does csi-resizer.
 func NewGate() featuregate.MutableFeatureGate {
 	gate := featuregate.NewFeatureGate()
-	// Both calls only fail on malformed specs or a closed gate, which would
-	// be a programming error in this package.
+	// Add fails only on malformed specs or a closed gate: a bug here.
 	if err := gate.Add(Specs()); err != nil {
 		panic(fmt.Sprintf("add csi-resizer feature gates: %v", err))
 	}
@@ -117,11 +102,9 @@ func HasEffect(name string) bool {
 const compatHeader = "Accepted because upstream external-resizer v2.2.1 accepts them, without effect (k8s.io/apiserver's gates):"
 
 // Known lists every gate gate accepts, one per line, as --help shows them:
-// csi-resizer's own gates (with AllAlpha and AllBeta), then the gates of
-// CompatSpecs under a line that says they have no effect. Unlike
-// featuregate's KnownFeatures it includes the GA and deprecated gates,
-// which may still be set, and the locked ones, which only take their one
-// value.
+// csi-resizer's own (with AllAlpha and AllBeta), then CompatSpecs under
+// compatHeader. Unlike featuregate's KnownFeatures it includes the GA,
+// deprecated and locked gates, which may still be set.
 func Known(gate featuregate.MutableFeatureGate) []string {
 	var own, compat []string
 	for name, spec := range gate.GetAll() {
@@ -150,4 +133,61 @@ func describe(name featuregate.Feature, spec featuregate.FeatureSpec) string {
 		return fmt.Sprintf("%s=%t (%s - locked)", name, spec.Default, stage)
 	}
 	return fmt.Sprintf("%s=true|false (%s - default=%t)", name, stage, spec.Default)
+}
+
+// CompatSpecs returns a new map of the gates upstream v2.2.1's
+// --feature-gates accepts besides its own: k8s.io/apiserver's, registered
+// on the process-wide gate upstream sets (its features package is linked in
+// for a signal handler). Nothing reads them, there or here: they are
+// accepted so that an argument list upstream takes is not refused, with the
+// specs of k8s.io/apiserver v0.36.1, as testdata/upstream-v2.2.1-gates.txt
+// read them off a build of upstream.
+func CompatSpecs() map[featuregate.Feature]featuregate.FeatureSpec {
+	return map[featuregate.Feature]featuregate.FeatureSpec{
+		"APIResponseCompression":                              {Default: true, PreRelease: featuregate.Beta},
+		"APIServerIdentity":                                   {Default: true, PreRelease: featuregate.Beta},
+		"APIServerTracing":                                    {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"APIServingWithRoutine":                               {Default: false, PreRelease: featuregate.Alpha},
+		"AggregatedDiscoveryRemoveBetaType":                   {Default: true, PreRelease: featuregate.Deprecated, LockToDefault: true},
+		"AllowParsingUserUIDFromCertAuth":                     {Default: true, PreRelease: featuregate.Beta},
+		"AllowUnsafeMalformedObjectDeletion":                  {Default: false, PreRelease: featuregate.Alpha},
+		"AnonymousAuthConfigurableEndpoints":                  {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"AuthorizeWithSelectors":                              {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"BtreeWatchCache":                                     {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"CBORServingAndStorage":                               {Default: false, PreRelease: featuregate.Alpha},
+		"ComponentFlagz":                                      {Default: true, PreRelease: featuregate.Beta},
+		"ComponentStatusz":                                    {Default: true, PreRelease: featuregate.Beta},
+		"ConcurrentWatchObjectDecode":                         {Default: false, PreRelease: featuregate.Beta},
+		"ConsistentListFromCache":                             {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"ConstrainedImpersonation":                            {Default: true, PreRelease: featuregate.Beta},
+		"CoordinatedLeaderElection":                           {Default: false, PreRelease: featuregate.Beta},
+		"DeclarativeValidation":                               {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"DeclarativeValidationBeta":                           {Default: true, PreRelease: featuregate.Beta},
+		"DeclarativeValidationTakeover":                       {Default: false, PreRelease: featuregate.Deprecated},
+		"DetectCacheInconsistency":                            {Default: true, PreRelease: featuregate.Beta},
+		"KMSv1":                                               {Default: false, PreRelease: featuregate.Deprecated},
+		"ListFromCacheSnapshot":                               {Default: true, PreRelease: featuregate.Beta},
+		"ManifestBasedAdmissionControlConfig":                 {Default: false, PreRelease: featuregate.Alpha},
+		"MutatingAdmissionPolicy":                             {Default: true, PreRelease: featuregate.GA},
+		"NativeHistograms":                                    {Default: false, PreRelease: featuregate.Alpha},
+		"OpenAPIEnums":                                        {Default: true, PreRelease: featuregate.Beta},
+		"RemoteRequestHeaderUID":                              {Default: true, PreRelease: featuregate.Beta},
+		"ResilientWatchCacheInitialization":                   {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"RetryGenerateName":                                   {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"SeparateCacheWatchRPC":                               {Default: false, PreRelease: featuregate.Deprecated, LockToDefault: true},
+		"ShardedListAndWatch":                                 {Default: false, PreRelease: featuregate.Alpha},
+		"SizeBasedListCostEstimate":                           {Default: true, PreRelease: featuregate.Beta},
+		"StorageVersionAPI":                                   {Default: false, PreRelease: featuregate.Alpha},
+		"StorageVersionHash":                                  {Default: true, PreRelease: featuregate.Beta},
+		"StreamingCollectionEncodingToJSON":                   {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"StreamingCollectionEncodingToProtobuf":               {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"StructuredAuthenticationConfiguration":               {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
+		"StructuredAuthenticationConfigurationEgressSelector": {Default: true, PreRelease: featuregate.Beta},
+		"StructuredAuthenticationConfigurationJWKSMetrics":    {Default: true, PreRelease: featuregate.Beta},
+		"TokenRequestServiceAccountUIDValidation":             {Default: true, PreRelease: featuregate.Beta},
+		"UnauthenticatedHTTP2DOSMitigation":                   {Default: true, PreRelease: featuregate.Beta},
+		"UnknownVersionInteroperabilityProxy":                 {Default: true, PreRelease: featuregate.Beta},
+		"WatchCacheInitializationPostStartHook":               {Default: true, PreRelease: featuregate.Beta},
+		"WatchList":                                           {Default: true, PreRelease: featuregate.Beta},
+	}
 }

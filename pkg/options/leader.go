@@ -19,14 +19,12 @@ package options
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"regexp"
 	"strings"
+	"time"
 )
-
-// What a resizer's leader election shows in the API, for the resizer that
-// takes part in it and for `kubectl csi-resizer explain`, which finds the
-// Lease and its holder's pod by them.
 
 var unsafeLeaseChars = regexp.MustCompile(`[^a-zA-Z0-9-]`)
 
@@ -122,4 +120,57 @@ func leaseNamespace(flagValue string, getenv func(string) string, file string) s
 		}
 	}
 	return "default"
+}
+
+// SettingsAnnotation is the annotation on the Leases a resizer holds (its
+// leader election Lease, or with --node-deployment its node Lease) that
+// publishes the settings kubectl csi-resizer explain reasons with, as JSON
+// (Published), so that explain reads them where it finds the resizer.
+const SettingsAnnotation = "csi-resizer.io/settings"
+
+// Published are the resizer's settings that explain reasons with, as the
+// resizer resolved them from its command line (the timeouts after
+// --timeout's override); each is the flag or feature gate of its name, and
+// OfflineOnly is true when the driver expands only volumes no pod uses;
+// the retry intervals also pace the slow lane of infeasible sizes and classes.
+// Their JSON is SettingsAnnotation's value; fields may be added, never
+// renamed.
+type Published struct {
+	RetryIntervalStart     Duration `json:"retryIntervalStart"`
+	RetryIntervalMax       Duration `json:"retryIntervalMax"`
+	Recovery               bool     `json:"recoverVolumeExpansionFailure"`
+	HandleVolumeInUseError bool     `json:"handleVolumeInUseError"`
+	ResizeTimeout          Duration `json:"resizeTimeout"`
+	ModifyTimeout          Duration `json:"modifyTimeout"`
+	NodeDeployment         bool     `json:"nodeDeployment"`
+	OfflineOnly            bool     `json:"offlineOnly"`
+	AnnotateFsResize       bool     `json:"annotateFsResize"`
+}
+
+// Annotations are the Lease annotations that publish s.
+func (s Published) Annotations() map[string]string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil // cannot happen: every field marshals
+	}
+	return map[string]string{SettingsAnnotation: string(b)}
+}
+
+// Duration is a time.Duration that reads in JSON as Go writes it: "5m0s".
+type Duration time.Duration
+
+// MarshalJSON writes d as a string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads a string that time.ParseDuration accepts.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	*d = Duration(v)
+	return err
 }

@@ -17,10 +17,12 @@ limitations under the License.
 package options
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -140,5 +142,20 @@ func TestLeaseNamespaceFromEnvironment(t *testing.T) {
 	}
 	if got := (&Options{LeaderElectionNamespace: "storage"}).LeaseNamespace(); got != "storage" {
 		t.Errorf("LeaseNamespace() with the flag = %q, want the flag's", got)
+	}
+}
+
+// TestPublishedJSON pins the annotation's JSON, which explain reads.
+func TestPublishedJSON(t *testing.T) {
+	s := Published{RetryIntervalStart: Duration(time.Second), RetryIntervalMax: Duration(5 * time.Minute), Recovery: true,
+		HandleVolumeInUseError: true, ResizeTimeout: Duration(10 * time.Second), ModifyTimeout: Duration(time.Minute), NodeDeployment: true, OfflineOnly: true, AnnotateFsResize: true}
+	want := `{"retryIntervalStart":"1s","retryIntervalMax":"5m0s","recoverVolumeExpansionFailure":true,"handleVolumeInUseError":true,` +
+		`"resizeTimeout":"10s","modifyTimeout":"1m0s","nodeDeployment":true,"offlineOnly":true,"annotateFsResize":true}`
+	if got := s.Annotations()[SettingsAnnotation]; got != want {
+		t.Errorf("annotation = %s\nwant         %s", got, want)
+	}
+	var back Published
+	if err := json.Unmarshal([]byte(want), &back); err != nil || back != s {
+		t.Errorf("read back %+v (%v), want %+v", back, err, s)
 	}
 }

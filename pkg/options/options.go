@@ -14,10 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// This file parses the csi-resizer command line. The flag names,
-// defaults and syntax are those of upstream external-resizer v2.2, so that
-// an existing Deployment keeps working when only the image changes.
-
+// Package options parses the csi-resizer command line (flag names, defaults
+// and syntax of upstream external-resizer v2.2), its feature gates, and the
+// runtime settings it derives from the container (memory limit, GOGC).
 package options
 
 import (
@@ -25,7 +24,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,92 +62,44 @@ const (
 	DefaultTimeout            = 10 * time.Second
 )
 
-// Options holds the parsed command line.
+// Options holds the parsed command line. Each field is the flag of its
+// name, whose help newFlagSet has; the comments say only what it does not.
 type Options struct {
-	// CSIAddress is the driver endpoint; an absolute path is a unix socket.
-	CSIAddress string
-	// Kubeconfig is the path of a kubeconfig file; empty means in-cluster.
-	Kubeconfig string
-	// Master overrides the API server address of the kubeconfig.
-	Master string
+	CSIAddress, Kubeconfig, Master string
 
-	// Timeout bounds the wait for the driver's socket and the calls that
-	// identify it (GetPluginInfo, Probe, capabilities). When --timeout is
-	// given on the command line it also overrides ResizeTimeout and
-	// ModifyTimeout, as in upstream v2.3.
-	Timeout time.Duration
-	// ResizeTimeout bounds each ControllerExpandVolume call. It holds the
-	// resolved value: --resize-timeout (default 10s), or --timeout when that
-	// was given on the command line.
-	ResizeTimeout time.Duration
-	// ModifyTimeout bounds each ControllerModifyVolume call. It holds the
-	// resolved value: --modify-timeout (default 10s), or --timeout when that
-	// was given on the command line.
-	ModifyTimeout time.Duration
-	// ResyncPeriod is the informer resync period; 0 disables resync.
-	ResyncPeriod time.Duration
-	// RetryIntervalStart is the first back-off of a failed resize.
-	RetryIntervalStart time.Duration
-	// RetryIntervalMax caps the back-off of a failed resize.
-	RetryIntervalMax time.Duration
-	// Workers is the number of PVCs processed in parallel.
-	Workers int
-	// HandleVolumeInUseError turns on the pod watch that holds back offline
-	// expansion while a pod uses the volume.
-	HandleVolumeInUseError bool
+	// Timeout also bounds the calls that identify the driver. ResizeTimeout
+	// and ModifyTimeout hold the resolved values: --timeout, when given on
+	// the command line, overrides them, as in upstream v2.3.
+	Timeout, ResizeTimeout, ModifyTimeout              time.Duration
+	ResyncPeriod, RetryIntervalStart, RetryIntervalMax time.Duration
+	Workers                                            int
+	HandleVolumeInUseError                             bool
 
-	// LeaderElection turns on leader election.
 	LeaderElection bool
-	// LeaderElectionNamespace is the namespace of the Lease as given; empty
-	// means the pod's namespace (see LeaseNamespace).
-	LeaderElectionNamespace string
-	// LeaseDuration is how long non-leaders wait before taking the Lease.
-	LeaseDuration time.Duration
-	// RenewDeadline is how long the leader retries renewing before it gives up.
-	RenewDeadline time.Duration
-	// RetryPeriod is the wait between leader election attempts.
-	RetryPeriod time.Duration
-	// LeaderElectionLabels are added to the Lease while this replica leads.
-	LeaderElectionLabels map[string]string
+	// LeaderElectionNamespace is as given; see LeaseNamespace.
+	LeaderElectionNamespace                   string
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	LeaderElectionLabels                      map[string]string
 
-	// NodeDeployment runs one resizer per node (see node.go); NodeName,
-	// from $NODE_NAME, is then the node's name.
+	// NodeName, from $NODE_NAME, is the node's name with NodeDeployment.
 	NodeDeployment bool
 	NodeName       string
 
-	// KubeAPIQPS is the client-side QPS limit towards the API server.
-	KubeAPIQPS float64
-	// KubeAPIBurst is the client-side burst towards the API server.
+	KubeAPIQPS   float64
 	KubeAPIBurst int
 
-	// HTTPEndpoint is the address of the diagnostics HTTP server; empty
-	// disables it. See Addr.
-	HTTPEndpoint string
-	// MetricsAddress is the deprecated predecessor of HTTPEndpoint.
-	MetricsAddress string
-	// MetricsPath is the HTTP path of the metrics.
-	MetricsPath string
+	// HTTPEndpoint and the deprecated MetricsAddress: see Addr.
+	HTTPEndpoint, MetricsAddress, MetricsPath string
 
-	// Automaxprocs reports whether --automaxprocs was set. Parse has
-	// already adjusted GOMAXPROCS when it is true.
-	Automaxprocs bool
-	// Automemlimit reports whether --automemlimit was set. Parse has
-	// already given the Go runtime a memory limit from the container's
-	// when it is true (unless GOMEMLIMIT is set).
-	Automemlimit bool
-	// ExtraModifyMetadata adds the claim's name and namespace and the PV's
-	// name to the mutable parameters of ControllerModifyVolume, under
-	// csi.storage.k8s.io/pvc/name, csi.storage.k8s.io/pvc/namespace and
-	// csi.storage.k8s.io/pv/name.
-	ExtraModifyMetadata bool
-	// ShowVersion asks the caller to print the version and exit 0. When it
-	// is set, Parse skips the validation of the other values.
+	// Parse has already applied Automaxprocs and Automemlimit.
+	Automaxprocs, Automemlimit, ExtraModifyMetadata bool
+	// ShowVersion asks the caller to print the version and exit 0; Parse
+	// then skips the validation of the other values.
 	ShowVersion bool
 
-	// Features is the feature gate with the --feature-gates values applied.
-	Features featuregate.FeatureGate
-	// FeatureGates holds the gates named on the command line, with their
-	// values (nil when none).
+	// Features is the gate with --feature-gates applied; FeatureGates holds
+	// the gates named on the command line (nil when none).
+	Features     featuregate.FeatureGate
 	FeatureGates map[string]bool
 	// Logging is the logging configuration, already applied by Parse.
 	Logging *logsapi.LoggingConfiguration
@@ -162,15 +115,11 @@ func (o *Options) Addr() string {
 }
 
 // Parse parses args (without the program name). It returns flag.ErrHelp
-// for -h/--help after writing the usage to out. Any other error is one line
-// and nothing is written to out: the caller prints it and exits with 2.
-//
-// Parse has process-wide side effects, like upstream's start-up: it applies
-// the logging configuration (klog verbosity, format) and, with
-// --automaxprocs, sets GOMAXPROCS; with --automemlimit (the default), the
-// Go runtime's memory limit; and, unless GOGC is set, the collector's
-// target (defaultGCPercent). The logging configuration can only be
-// applied once per process (see logsapi.ResetForTest for tests).
+// for -h/--help after writing the usage to out; any other error is one
+// line, for the caller to print before it exits with 2. Like upstream's
+// start-up it applies the logging configuration (once per process; see
+// logsapi.ResetForTest), GOMAXPROCS with --automaxprocs, the memory limit
+// with --automemlimit, and the collector's target unless GOGC is set.
 func Parse(args []string, out io.Writer) (*Options, error) {
 	gate := NewGate()
 	o := &Options{
@@ -184,7 +133,8 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(out)
-			printUsage(fs)
+			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
 			return nil, flag.ErrHelp
 		}
 		return nil, oneLine(err)
@@ -223,29 +173,14 @@ func Parse(args []string, out io.Writer) (*Options, error) {
 			return nil, oneLine(err)
 		}
 	}
-	o.resolveTimeouts(isSet(fs, "timeout"))
-	return o, nil
-}
-
-// resolveTimeouts applies upstream v2.3's rule: an explicitly set --timeout
-// overrides --resize-timeout and --modify-timeout, even when it is set to its
-// default value; otherwise each of them stands on its own.
-func (o *Options) resolveTimeouts(timeoutSet bool) {
-	if timeoutSet {
-		o.ResizeTimeout = o.Timeout
-		o.ModifyTimeout = o.Timeout
-	}
-}
-
-// isSet tells whether the flag name was given on the command line.
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
+	// An explicitly set --timeout overrides --resize-timeout and
+	// --modify-timeout, even at its default value (upstream v2.3).
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
-			set = true
+		if f.Name == "timeout" {
+			o.ResizeTimeout, o.ModifyTimeout = o.Timeout, o.Timeout
 		}
 	})
-	return set
+	return o, nil
 }
 
 // oneLine keeps an error on a single line, because the caller prints it as
@@ -260,4 +195,42 @@ func oneLine(err error) error {
 		fields[i] = strings.TrimSpace(fields[i])
 	}
 	return errors.New(strings.Join(fields, "; "))
+}
+
+// Settings returns the resolved settings as the key/value pairs of the one
+// "Settings" line the resizer logs at start-up, so that its log says how it
+// read its command line (timeouts after --timeout's override, the Lease's
+// namespace after POD_NAMESPACE). Durations are strings in
+// time.Duration's form, whatever the log format; verbosity is --v (named so
+// because the JSON format has a "v" of its own). None of it is secret.
+func (o *Options) Settings() []any {
+	var gates []string
+	for _, name := range slices.Sorted(maps.Keys(o.FeatureGates)) {
+		gates = append(gates, fmt.Sprintf("%s=%t", name, o.FeatureGates[name]))
+	}
+	return []any{
+		"csiAddress", o.CSIAddress,
+		"timeout", o.Timeout.String(),
+		"resizeTimeout", o.ResizeTimeout.String(),
+		"modifyTimeout", o.ModifyTimeout.String(),
+		"workers", o.Workers,
+		"resyncPeriod", o.ResyncPeriod.String(),
+		"retryIntervalStart", o.RetryIntervalStart.String(),
+		"retryIntervalMax", o.RetryIntervalMax.String(),
+		"handleVolumeInUseError", o.HandleVolumeInUseError,
+		"leaderElection", o.LeaderElection,
+		"leaderElectionNamespace", o.LeaseNamespace(),
+		"leaseDuration", o.LeaseDuration.String(),
+		"renewDeadline", o.RenewDeadline.String(),
+		"retryPeriod", o.RetryPeriod.String(),
+		"kubeAPIQPS", o.KubeAPIQPS,
+		"kubeAPIBurst", o.KubeAPIBurst,
+		"httpEndpoint", o.HTTPEndpoint,
+		"metricsAddress", o.MetricsAddress,
+		"metricsPath", o.MetricsPath,
+		"verbosity", uint32(o.Logging.Verbosity),
+		"featureGates", strings.Join(gates, ","),
+		"extraModifyMetadata", o.ExtraModifyMetadata,
+		"nodeDeployment", o.NodeDeployment,
+	}
 }

@@ -14,11 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Check decides which PVCs this resizer handles: those whose PV belongs to our CSI
-// driver, directly or through CSI migration, and with --node-deployment only those whose PV is
-// pinned to the instance's node (package nodeaffinity). A PVC of another driver must never be
-// touched, so every doubt ends in Ignore.
-
+// Package ownership decides which claims this resizer handles: those whose
+// volume belongs to its CSI driver, directly or through CSI migration, and,
+// with --node-deployment, only those pinned to the instance's node. A claim
+// of another driver must never be touched, so every doubt ends in Ignore.
 package ownership
 
 import (
@@ -53,17 +52,8 @@ const (
 
 // String returns the verdict's name, for logs.
 func (v Verdict) String() string {
-	switch v {
-	case Ignore:
-		return "Ignore"
-	case Owned:
-		return "Owned"
-	case WaitForPV:
-		return "WaitForPV"
-	case Refused:
-		return "Refused"
-	case NoNodeAffinity:
-		return "NoNodeAffinity"
+	if names := []string{"Ignore", "Owned", "WaitForPV", "Refused", "NoNodeAffinity"}; v >= 0 && int(v) < len(names) {
+		return names[v]
 	}
 	return fmt.Sprintf("Verdict(%d)", int(v))
 }
@@ -83,16 +73,11 @@ func Check(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, driver string
 	return Scope{Driver: driver}.Check(pvc, pv)
 }
 
-// Check decides whether pvc is ours. pv is the PV looked up by pvc.Spec.VolumeName, nil when it
-// is not in the cache. The reason explains the verdict in V(4) logs.
-//
-// The claimRef must match the PVC's namespace, name and UID: a PV released from a deleted PVC
-// and a PVC of the same name created again must not be confused. A CSI PV is ours when its
-// driver is ours; an in-tree PV only when CSI migration maps it to our driver and
-// kube-controller-manager named our driver as the PVC's resizer, which it does only once
-// migration is on for that plugin. With a Node, a volume of our driver is ours only when it is
-// pinned to the node; Refused and NoNodeAffinity say why one that is not pinned to any node is
-// no instance's.
+// Check decides whether pvc is ours; pv is the PV of pvc.Spec.VolumeName, nil when not cached;
+// the reason is for V(4) logs. The claimRef must match the PVC's namespace, name and UID, so that
+// a PV released from a deleted PVC is not taken for a new PVC of the same name. An in-tree PV is
+// ours only when CSI migration maps it to our driver and kube-controller-manager named our
+// driver as the PVC's resizer, which it does only once migration is on for that plugin.
 func (s Scope) Check(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) (Verdict, string) {
 	driver := s.Driver
 	switch {

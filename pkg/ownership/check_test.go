@@ -22,10 +22,10 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const (
@@ -33,17 +33,10 @@ const (
 	claimUID  = types.UID("uid-1")
 )
 
-// claim builds a Bound PVC ns/data with UID uid-1 on volume pv-1; opts adjust it.
-func claim(opts ...func(*v1.PersistentVolumeClaim)) *v1.PersistentVolumeClaim {
-	pvc := &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "data", UID: claimUID},
-		Spec:       v1.PersistentVolumeClaimSpec{VolumeName: "pv-1"},
-		Status:     v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound},
-	}
-	for _, o := range opts {
-		o(pvc)
-	}
-	return pvc
+// claim is testobj's Bound PVC ns/data with UID uid-1 on volume pv-1; opts adjust it.
+func claim(opts ...testobj.ClaimOpt) *v1.PersistentVolumeClaim {
+	uid1 := func(pvc *v1.PersistentVolumeClaim) { pvc.UID, pvc.Spec.VolumeName = claimUID, "pv-1" }
+	return testobj.Claim("ns", "data", "1Gi", "1Gi", append([]testobj.ClaimOpt{uid1}, opts...)...)
 }
 
 func withResizer(driver string) func(*v1.PersistentVolumeClaim) {

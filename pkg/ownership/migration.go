@@ -50,14 +50,11 @@ const (
 	ebsVolumeIDPrefix = "vol-"
 )
 
-// Source returns the CSI view of pv: a copy of pv.Spec.CSI for a CSI volume, or, for an
-// in-tree volume that CSI migration hands to a CSI driver, the CSIPersistentVolumeSource that
-// migration would give it (Driver, VolumeHandle, FSType, ReadOnly). The resizer needs it to
-// call the driver with the handle the driver knows.
-//
-// In-tree plugins whose handle translation is not exactly known here (vsphereVolume,
-// azureFile, and everything without a CSI driver) give an error rather than a guessed
-// handle, so that no volume is ever resized under a wrong identity. So does an empty handle.
+// Source returns the CSI view of pv, to call the driver with the handle it knows: a copy of
+// pv.Spec.CSI, or for an in-tree volume the source CSI migration would give it (Driver,
+// VolumeHandle, FSType, ReadOnly). In-tree plugins whose translation is not exactly known here
+// (vsphereVolume, azureFile, those without a CSI driver) and empty handles give an error rather
+// than a guessed handle, so that no volume is ever resized under a wrong identity.
 func Source(pv *v1.PersistentVolume) (*v1.CSIPersistentVolumeSource, error) {
 	if pv == nil {
 		return nil, errors.New("no PersistentVolume given")

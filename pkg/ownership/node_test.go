@@ -23,16 +23,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
-
-// pinnedTo sets pv's required node affinity to key In values, one term.
-func pinnedTo(key string, values ...string) func(*v1.PersistentVolume) {
-	return func(pv *v1.PersistentVolume) {
-		pv.Spec.NodeAffinity = &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
-			MatchExpressions: []v1.NodeSelectorRequirement{{Key: key, Operator: v1.NodeSelectorOpIn, Values: values}},
-		}}}}
-	}
-}
 
 // watching returns a Watcher of node-1 that knows it with labels.
 func watching(labels map[string]string) *Watcher {
@@ -53,39 +45,39 @@ func TestScopeCheckOnNode(t *testing.T) {
 		wantReason string
 	}{
 		{name: "CSI volume pinned to the node", pvc: claim(),
-			pv:   pvOf(csiSource(ourDriver, "vol-1"), pinnedTo(HostnameLabel, "host-1")),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), testobj.PinnedTo(HostnameLabel, "host-1")),
 			want: Owned, wantReason: "CSI volume of our driver: its node affinity pins it to node node-1 (kubernetes.io/hostname In [host-1])"},
 		{name: "in-tree volume migrated to our driver, pinned to the node", pvc: claim(withResizer(ourDriver)),
-			pv:   pvOf(ebs("aws://us-east-1a/vol-1"), pinnedTo(HostnameLabel, "host-1")),
+			pv:   pvOf(ebs("aws://us-east-1a/vol-1"), testobj.PinnedTo(HostnameLabel, "host-1")),
 			want: Owned, wantReason: "in-tree volume migrated to our driver: its node affinity pins it"},
 		{name: "pinned to another node", pvc: claim(),
-			pv:   pvOf(csiSource(ourDriver, "vol-1"), pinnedTo(HostnameLabel, "host-2")),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), testobj.PinnedTo(HostnameLabel, "host-2")),
 			want: Ignore, wantReason: "CSI volume of our driver, but node node-1 cannot use the volume"},
 		{name: "zone: several nodes", pvc: claim(),
-			pv:   pvOf(csiSource(ourDriver, "vol-1"), pinnedTo(v1.LabelTopologyZone, "z1")),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), testobj.PinnedTo(v1.LabelTopologyZone, "z1")),
 			want: Refused, wantReason: "CSI volume of our driver that node node-1 can use, but not the only node that can: term 0 of its node affinity (topology.kubernetes.io/zone In [z1]) pins no node"},
 		{name: "another zone", pvc: claim(),
-			pv:   pvOf(csiSource(ourDriver, "vol-1"), pinnedTo(v1.LabelTopologyZone, "z2")),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), testobj.PinnedTo(v1.LabelTopologyZone, "z2")),
 			want: Ignore, wantReason: "cannot use the volume"},
 		{name: "no node affinity", pvc: claim(), pv: pvOf(csiSource(ourDriver, "vol-1")),
 			want: NoNodeAffinity, wantReason: "CSI volume of our driver, but the volume has no required node affinity: any node can use it: it is pinned to no node, and no --node-deployment instance handles it"},
 		{name: "no node affinity, node not known", pvc: claim(), pv: pvOf(csiSource(ourDriver, "vol-1")),
 			node: NewWatcher("node-1"), want: NoNodeAffinity},
 		{name: "node not known", pvc: claim(),
-			pv:   pvOf(csiSource(ourDriver, "vol-1"), pinnedTo(HostnameLabel, "host-1")),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), testobj.PinnedTo(HostnameLabel, "host-1")),
 			node: NewWatcher("node-1"),
 			want: Ignore, wantReason: "Node node-1 is not known: it was not found, or was deleted"},
 		// The node rule comes after the driver's: a volume of another driver pinned to
 		// the node, or not pinned at all, is simply not ours.
 		{name: "another driver's volume pinned to the node", pvc: claim(),
-			pv:   pvOf(csiSource("other.csi.io", "h-1"), pinnedTo(HostnameLabel, "host-1")),
+			pv:   pvOf(csiSource("other.csi.io", "h-1"), testobj.PinnedTo(HostnameLabel, "host-1")),
 			want: Ignore, wantReason: `CSI driver "other.csi.io"`},
 		{name: "another driver's zonal volume", pvc: claim(),
-			pv:   pvOf(csiSource("other.csi.io", "h-1"), pinnedTo(v1.LabelTopologyZone, "z1")),
+			pv:   pvOf(csiSource("other.csi.io", "h-1"), testobj.PinnedTo(v1.LabelTopologyZone, "z1")),
 			want: Ignore, wantReason: `CSI driver "other.csi.io"`},
 		{name: "pinned to the node, claim not bound",
 			pvc:  claim(func(c *v1.PersistentVolumeClaim) { c.Status.Phase = v1.ClaimPending }),
-			pv:   pvOf(csiSource(ourDriver, "vol-1"), pinnedTo(HostnameLabel, "host-1")),
+			pv:   pvOf(csiSource(ourDriver, "vol-1"), testobj.PinnedTo(HostnameLabel, "host-1")),
 			want: Ignore, wantReason: "not Bound"},
 		{name: "PV not cached", pvc: claim(), want: WaitForPV},
 	}
@@ -113,8 +105,8 @@ func TestScopeCheckOnNode(t *testing.T) {
 func TestCheckWithoutNodeIgnoresAffinity(t *testing.T) {
 	for _, pv := range []*v1.PersistentVolume{
 		pvOf(csiSource(ourDriver, "vol-1")),
-		pvOf(csiSource(ourDriver, "vol-1"), pinnedTo(v1.LabelTopologyZone, "z1")),
-		pvOf(csiSource(ourDriver, "vol-1"), pinnedTo(HostnameLabel, "host-2")),
+		pvOf(csiSource(ourDriver, "vol-1"), testobj.PinnedTo(v1.LabelTopologyZone, "z1")),
+		pvOf(csiSource(ourDriver, "vol-1"), testobj.PinnedTo(HostnameLabel, "host-2")),
 	} {
 		if got, reason := Check(claim(), pv, ourDriver); got != Owned {
 			t.Errorf("Check(%v) = %v (%s), want Owned", pv.Spec.NodeAffinity, got, reason)
@@ -127,7 +119,7 @@ func TestCheckWithoutNodeIgnoresAffinity(t *testing.T) {
 // pool label the volume also requires, then it goes.
 func TestNodeLabelsMoveTheVolume(t *testing.T) {
 	const key = "topology.hostpath.csi/node"
-	pv := pvOf(csiSource(ourDriver, "vol-1"), pinnedTo(key, "node-1"))
+	pv := pvOf(csiSource(ourDriver, "vol-1"), testobj.PinnedTo(key, "node-1"))
 	pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions = append(pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions,
 		v1.NodeSelectorRequirement{Key: "pool", Operator: v1.NodeSelectorOpIn, Values: []string{"fast"}})
 	w := watching(map[string]string{HostnameLabel: "host-1"})

@@ -14,55 +14,48 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// The node scope decides which node's resizer handles a volume when
-// the resizer runs on every node (--node-deployment): the instance of the
-// one node the volume's required node affinity pins it to.
+// The node scope decides which node's resizer handles a volume with
+// --node-deployment: the instance of the one node that the volume's
+// required node affinity pins it to.
 //
-// Whether a node can use a volume is decided exactly as the scheduler and
-// kubelet decide it (k8s.io/component-helpers/storage/volume's
-// CheckNodeAffinity), by the MatchNodeSelectorTerms that it calls, of
-// k8s.io/component-helpers/scheduling/corev1, against the node's labels: terms ORed, expressions
-// ANDed, the operators In, NotIn, Exists, DoesNotExist, Gt and Lt. That
-// check sees labels only: a term's matchFields are not checked at all, so a
-// term of matchFields alone selects every node.
+// Whether a node can use a volume is decided as the scheduler and kubelet
+// decide it (CheckNodeAffinity of k8s.io/component-helpers/storage/volume),
+// by MatchNodeSelectorTerms against the node's labels: terms ORed,
+// expressions ANDed; matchFields are not checked at all, so a term of
+// matchFields alone selects every node.
 //
 // One volume must have one resizer, yet an instance cannot see which other
-// nodes the affinity selects without watching every Node of the cluster
-// (every instance holding all the nodes' labels, and each change of any
-// Node sent to every instance: n² for n nodes). So the rule is structural
-// instead, decided from the volume and this node alone: the volume is this
-// node's when the node can use it and every term of its affinity pins it
-// to this node, that is, holds an In expression with one value on a label
-// that names one node:
-//
-//   - kubernetes.io/hostname, which kubelet sets to the node's host name,
-//     one node's alone by convention (the scheduler's per-node topology
-//     domain); or
-//   - any label whose value on this node is the node's name, such as the
-//     topology key a node-local CSI driver reports for its node
-//     (topology.hostpath.csi/node, topology.topolvm.io/node,
-//     openebs.io/nodename), which kubelet copies onto the Node. Node names
-//     are unique, so no other node's instance can find its own name there.
-//
-// An affinity that a node can use but that some term leaves open (a zone, a
-// rack, Exists, a hostname In two values, matchFields only) or that another
-// term pins to another node can select several nodes: each instance whose
-// node it selects refuses it, and none takes it. This is stricter than
-// counting the nodes that match today: a zone with one node now is a zone
-// with two after the next node joins it. A volume without a required node
-// affinity can be used on any node and is pinned to none: no instance
-// takes it.
+// nodes the affinity selects without watching every Node (n² for n nodes).
+// So the rule is structural, from the volume and this node alone: the
+// volume is this node's when the node can use it and every term pins it to
+// this node, with an In expression of one value on a label that names one
+// node: kubernetes.io/hostname, or any label whose value on this node is
+// the node's name (the topology key of a node-local CSI driver, such as
+// topology.topolvm.io/node, which kubelet copies onto the Node; node names
+// are unique). An affinity that some term leaves open (a zone, Exists, two
+// hostnames, matchFields only) or pins to another node may select several
+// nodes: each instance refuses it, stricter than counting today's nodes,
+// since a zone of one node gains a second when a node joins. A volume
+// without a required node affinity is pinned to none: no instance takes it.
 
 package ownership
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/tools/cache"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 )
 
 // HostnameLabel is the label kubelet sets to its node's host name.
@@ -100,15 +93,8 @@ const (
 
 // String returns the result's name, for logs.
 func (r Result) String() string {
-	switch r {
-	case Elsewhere:
-		return "Elsewhere"
-	case Pinned:
-		return "Pinned"
-	case Shared:
-		return "Shared"
-	case NoAffinity:
-		return "NoAffinity"
+	if names := []string{"Elsewhere", "Pinned", "Shared", "NoAffinity"}; r >= 0 && int(r) < len(names) {
+		return names[r]
 	}
 	return fmt.Sprintf("Result(%d)", int(r))
 }
@@ -200,4 +186,104 @@ func describeExpression(e v1.NodeSelectorRequirement) string {
 		return fmt.Sprintf("%s %s", e.Key, e.Operator)
 	}
 	return fmt.Sprintf("%s %s [%s]", e.Key, e.Operator, strings.Join(e.Values, ", "))
+}
+
+// Watcher knows an instance's own Node as its informer last saw it, and
+// tells who asked when the node's labels change.
+type Watcher struct {
+	name    string
+	current atomic.Pointer[Node]
+	synced  func() bool
+
+	mu       sync.Mutex
+	onChange []func(old, cur *Node)
+}
+
+// NewWatcher returns a Watcher of the Node name that knows nothing yet:
+// Watch feeds it from an informer, Set by hand.
+func NewWatcher(name string) *Watcher {
+	return &Watcher{name: name}
+}
+
+// Name is the name of the watched Node (NODE_NAME).
+func (w *Watcher) Name() string { return w.name }
+
+// Current returns the node as last seen; nil before it is seen, and after
+// it is deleted.
+func (w *Watcher) Current() *Node { return w.current.Load() }
+
+// OnChange registers f, called with the node before and after each change
+// of its labels (nil when it did not exist), in the informer's goroutine.
+// Register before the informer starts.
+func (w *Watcher) OnChange(f func(old, cur *Node)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.onChange = append(w.onChange, f)
+}
+
+// Set makes n the current node and calls the OnChange functions when its
+// labels (or its existence) changed.
+func (w *Watcher) Set(n *Node) {
+	old := w.current.Swap(n)
+	if old == nil && n == nil || old != nil && n != nil && old.Name == n.Name && maps.Equal(old.Labels, n.Labels) {
+		return
+	}
+	w.mu.Lock()
+	fs := w.onChange
+	w.mu.Unlock()
+	for _, f := range fs {
+		f(old, n)
+	}
+}
+
+// HasSynced reports whether the informer has delivered the node as it was
+// at start; true without an informer.
+func (w *Watcher) HasSynced() bool {
+	return w.synced == nil || w.synced()
+}
+
+// Watch feeds w from informer, which must hold w's Node only (see
+// NewInformer) and not have started yet.
+func (w *Watcher) Watch(informer cache.SharedIndexInformer) error {
+	reg, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    w.seen,
+		UpdateFunc: func(_, obj any) { w.seen(obj) },
+		DeleteFunc: func(any) { w.Set(nil) },
+	})
+	if err != nil {
+		return err
+	}
+	w.synced = reg.HasSynced
+	return nil
+}
+
+func (w *Watcher) seen(obj any) {
+	if n, ok := obj.(*v1.Node); ok && n.Name == w.name {
+		w.Set(NodeOf(n))
+	}
+}
+
+// NewInformer returns an informer of the one Node name (a field selector
+// on metadata.name: list and watch of that object only), which keeps its
+// name, UID, resource version and labels only.
+func NewInformer(client kube.Interface, name string, resync time.Duration) (cache.SharedIndexInformer, error) {
+	informer := kube.NewInformer(client, client.CoreV1().Nodes(), resync, func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+	})
+	if err := informer.SetTransform(labelsOnly); err != nil {
+		return nil, err
+	}
+	return informer, nil
+}
+
+// labelsOnly keeps of a Node what Watcher reads: its status (images,
+// conditions) and annotations are most of it.
+func labelsOnly(obj any) (any, error) {
+	n, ok := obj.(*v1.Node)
+	if !ok {
+		return obj, nil
+	}
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion, Labels: n.Labels,
+	}}, nil
 }

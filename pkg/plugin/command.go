@@ -25,20 +25,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	"github.com/csi-resizer/csi-resizer/pkg/version"
 )
 
 // ProgramName is the command's name; kubectl runs it as the plugin
-// `kubectl csi-resizer`.
-const ProgramName = "kubectl-csi_resizer"
-
-// CommandName is the command as its usage and its errors name it: the
-// plugin as kubectl runs it.
-const CommandName = "kubectl csi-resizer"
-
-// ListName is the subcommand `kubectl csi-resizer list`; any other runs
-// explain, which takes `explain CLAIM`.
-const ListName = "list"
+// CommandName, which its usage and errors name.
+const (
+	ProgramName = "kubectl-csi_resizer"
+	CommandName = "kubectl csi-resizer"
+	// ListName is the subcommand list; any other runs `explain CLAIM`.
+	ListName = "list"
+)
 
 // Exit codes of Command.Run, for explain and list alike: list exits ExitOK
 // once it has listed, whatever it found.
@@ -48,18 +46,16 @@ const (
 	ExitUsage = 2 // bad flags or arguments
 )
 
-// Connect makes a Reader from the kubeconfig flags (the standard loading
-// rules: --kubeconfig, else $KUBECONFIG, else ~/.kube/config; --context,
-// else the current one). It returns the namespace of that context too.
-type Connect func(kubeconfig, context string) (r Reader, namespace string, err error)
+// Connect makes a client, and names its context's namespace, from the
+// kubeconfig flags, by the standard loading rules.
+type Connect func(kubeconfig, context string) (c kube.Interface, namespace string, err error)
 
 // Command is the command line: `explain CLAIM` or `list`, with kubectl's
-// flags.
+// flags; Now is time.Now when nil.
 type Command struct {
 	Stdout, Stderr io.Writer
 	Connect        Connect
-	// Now is time.Now when nil.
-	Now func() time.Time
+	Now            func() time.Time
 }
 
 // options are the parsed command line: the flags every command takes, as
@@ -67,10 +63,8 @@ type Command struct {
 type options struct {
 	kubeconfig, context, namespace, output string
 	driver, resizerNamespace               string
-	version, allNamespaces                 bool
-	// list is true for the command list.
-	list bool
-	args []string
+	version, allNamespaces, list           bool
+	args                                   []string
 }
 
 // Run runs the command with args (without the program name) and returns
@@ -91,23 +85,19 @@ func (c Command) Run(ctx context.Context, args []string) int {
 		fmt.Fprintln(c.Stdout, ProgramName, version.Version)
 		return ExitOK
 	}
-	run := c.explain
-	if o.list {
-		run = c.listClaims
-	}
-	if err := run(ctx, o); err != nil {
+	if err := c.run(ctx, o); err != nil {
 		fmt.Fprintf(c.Stderr, "%s: %v\n", name, err)
 		return ExitError
 	}
 	return ExitOK
 }
 
-// connect reads through Connect, in the namespace the flags name, else
-// the context's, else "default"; "" for every namespace (list -A).
-func (c Command) connect(o *options) (Reader, string, time.Time, error) {
-	r, namespace, err := c.Connect(o.kubeconfig, o.context)
+// run reads through Connect, in the namespace the flags name, else the
+// context's, else "default"; "" for every namespace (list -A).
+func (c Command) run(ctx context.Context, o *options) error {
+	client, namespace, err := c.Connect(o.kubeconfig, o.context)
 	if err != nil {
-		return nil, "", time.Time{}, err
+		return err
 	}
 	switch {
 	case o.allNamespaces:
@@ -121,35 +111,24 @@ func (c Command) connect(o *options) (Reader, string, time.Time, error) {
 	if c.Now != nil {
 		now = c.Now
 	}
-	return r, namespace, now(), nil
-}
-
-func (c Command) explain(ctx context.Context, o *options) error {
-	r, namespace, now, err := c.connect(o)
+	at, req := now(), Request{Namespace: namespace, Driver: o.driver, ResizerNamespace: o.resizerNamespace}
+	if !o.list {
+		req.Claim = o.args[1]
+		objs, err := Gather(ctx, client, req)
+		if err != nil {
+			return err
+		}
+		x := Explain(objs, at)
+		if o.output == "json" {
+			return JSON(c.Stdout, x)
+		}
+		return Text(c.Stdout, x)
+	}
+	in, err := Read(ctx, client, req)
 	if err != nil {
 		return err
 	}
-	objs, err := Gather(ctx, r, Request{Namespace: namespace, Claim: o.args[1], Driver: o.driver, ResizerNamespace: o.resizerNamespace})
-	if err != nil {
-		return err
-	}
-	x := Explain(objs, now)
-	if o.output == "json" {
-		return JSON(c.Stdout, x)
-	}
-	return Text(c.Stdout, x)
-}
-
-func (c Command) listClaims(ctx context.Context, o *options) error {
-	r, namespace, now, err := c.connect(o)
-	if err != nil {
-		return err
-	}
-	in, err := Read(ctx, r, Request{Namespace: namespace, Driver: o.driver, ResizerNamespace: o.resizerNamespace})
-	if err != nil {
-		return err
-	}
-	res := List(in, now)
+	res := List(in, at)
 	if o.output == "json" {
 		return JSON(c.Stdout, res)
 	}
@@ -168,9 +147,7 @@ func (c Command) listClaims(ctx context.Context, o *options) error {
 }
 
 // parse reads flags before, between and after the arguments, as kubectl
-// does: `explain -n ns data` is `explain data -n ns`, and `-n ns list` is
-// `list -n ns`. On --help it writes the command's usage and flags to
-// Stdout and returns flag.ErrHelp.
+// does; on --help it writes the usage to Stdout and returns flag.ErrHelp.
 func (c Command) parse(args []string) (*options, error) {
 	o := &options{list: isList(args)}
 	fs, usage := flagSet(o, o.list), explainUsage
@@ -214,19 +191,96 @@ func (o *options) validate() error {
 	case o.output != "text" && o.output != "json":
 		return fmt.Errorf("invalid output format %q: use text or json", o.output)
 	}
-	o.args[1] = claimName(o.args[1])
+	for _, prefix := range []string{"pvc/", "persistentvolumeclaim/", "persistentvolumeclaims/"} { // kubectl's TYPE/NAME
+		if strings.HasPrefix(strings.ToLower(o.args[1]), prefix) {
+			o.args[1] = o.args[1][len(prefix):]
+			break
+		}
+	}
 	if o.args[1] == "" {
 		return errors.New("empty claim name")
 	}
 	return nil
 }
 
-// claimName accepts kubectl's TYPE/NAME forms of a claim.
-func claimName(arg string) string {
-	for _, prefix := range []string{"pvc/", "persistentvolumeclaim/", "persistentvolumeclaims/"} {
-		if strings.HasPrefix(strings.ToLower(arg), prefix) {
-			return arg[len(prefix):]
-		}
+const explainUsage = `Usage: kubectl csi-resizer explain [-n NAMESPACE] CLAIM [flags]
+       kubectl csi-resizer list [-A | -n NAMESPACE] [--driver DRIVER] [-o wide|json]
+         (the unfinished claims, one line each: kubectl csi-resizer list --help)
+
+Explains, in plain words, where a PersistentVolumeClaim's expansion and
+VolumeAttributesClass modification stand: the state csi-resizer records and
+since when, who owns the next step (the resizer, its driver, kubelet or the
+user), what the resizer will do next and when, and what you can do. It only
+reads (get and list): the claim, its PV, StorageClass and
+VolumeAttributesClasses, its events, the pods of its namespace, and the
+resizer's Lease.
+
+Flags:
+`
+
+const listUsage = `Usage: kubectl csi-resizer list [-A | -n NAMESPACE] [--driver DRIVER] [-o wide|json] [flags]
+
+Lists the claims with an unfinished expansion or VolumeAttributesClass
+modification, one line per unfinished operation, the oldest first (those
+that record no time last): the state csi-resizer records (the state label of
+csi_resizer_claims, computed by the same code, for the claims the driver's
+resizer owns), since when, who owns the next step and why, as
+'kubectl csi-resizer explain' says it for each claim. Explain a claim for
+what to do.
+
+Columns: NAMESPACE, NAME; OPERATION (resize or modify) and STATE; SINCE, how
+long ago the claim entered the state (<unknown> when no condition records
+it); OWNER, who owns the next step: resizer, driver, kubelet, user, or
+nobody (no resizer runs); REASON, explain's summary of the state (cut to 80
+characters). -o wide adds DRIVER, VOLUME, NODE (with --node-deployment, the
+node whose resizer handles the claim), TARGET (the size or class the
+operation is for) and SINCE-FROM (the condition SINCE is read from), and
+keeps REASON whole; -o json writes the same fields.
+
+It only reads: it lists the claims and the PVs, then, when a claim may be
+unfinished, the pods and the claims' events (of the namespace, or of all
+namespaces with -A) and the VolumeAttributesClasses, and gets each driver's
+resizer Lease. Without the pods, a claim that pods hold back
+(waiting_in_use) is missed, and a warning says so.
+
+Flags:
+`
+
+// flagSet defines on o the flags of the command, list's when list is set;
+// it prints nothing itself (see parse).
+func flagSet(o *options, list bool) *flag.FlagSet {
+	help := [4]string{"Namespace of the claim; default: the namespace of the context.", "Output format: text or json.",
+		"Explain the claim for the resizer of this CSI driver; default: the driver of the claim's volume.",
+		"Namespace of the resizer's Lease (its --leader-election-namespace); default: look in every namespace."}
+	name := ProgramName
+	if list {
+		help = [4]string{"List the claims of this namespace; default: the namespace of the context.", "Output format: text, wide or json.",
+			"List the claims the resizer of this CSI driver handles; default: each claim for the driver of its volume.",
+			"Namespace of the resizers' Leases (their --leader-election-namespace); default: look in every namespace."}
+		name = CommandName + " " + ListName
 	}
-	return arg
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to the kubeconfig file; default: $KUBECONFIG, else ~/.kube/config.")
+	fs.StringVar(&o.context, "context", "", "The kubeconfig context to use; default: the current one.")
+	fs.StringVar(&o.namespace, "namespace", "", help[0])
+	fs.StringVar(&o.namespace, "n", "", "Short for --namespace.")
+	fs.StringVar(&o.output, "output", "text", help[1])
+	fs.StringVar(&o.output, "o", "text", "Short for --output.")
+	fs.StringVar(&o.driver, "driver", "", help[2])
+	fs.StringVar(&o.resizerNamespace, "resizer-namespace", "", help[3])
+	fs.BoolVar(&o.version, "version", false, "Print the version and exit.")
+	if list {
+		fs.BoolVar(&o.allNamespaces, "all-namespaces", false, "List the claims of every namespace; overrides --namespace.")
+		fs.BoolVar(&o.allNamespaces, "A", false, "Short for --all-namespaces.")
+	}
+	return fs
+}
+
+// isList reports whether args run list: its first argument that is not a
+// flag (flags may come before it, as kubectl takes them) is "list".
+func isList(args []string) bool {
+	fs := flagSet(&options{}, true)
+	return fs.Parse(args) == nil && fs.Arg(0) == ListName
 }

@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/pkg/version"
 )
@@ -36,11 +37,11 @@ import (
 func run(client *fake.Clientset, args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	cmd := Command{Stdout: &out, Stderr: &errOut, Now: func() time.Time { return now },
-		Connect: func(kubeconfig, context string) (Reader, string, error) {
+		Connect: func(kubeconfig, context string) (kube.Interface, string, error) {
 			if kubeconfig == "/missing" {
 				return nil, "", errors.New(`stat /missing: no such file or directory`)
 			}
-			return NewReader(kubetest.Wrap(client)), ns, nil
+			return kubetest.Wrap(client), ns, nil
 		}}
 	code = cmd.Run(context.Background(), args)
 	return code, out.String(), errOut.String()

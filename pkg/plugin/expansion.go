@@ -19,16 +19,14 @@ package plugin
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
 
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
-// expansion explains the claim's expansion.
 type expansion struct {
 	*facts
 	s decide.ResizeState
@@ -39,38 +37,26 @@ type expansion struct {
 // its recorded state.
 func (f *facts) expansion() Operation {
 	x := expansion{facts: f, s: f.dec.resizeState, d: f.dec.plan.Resize}
-	op := Operation{Operation: string(decide.OpResize), State: StateNone, Decision: Decision{
-		Action: x.d.Action.String(), Target: quantityOrEmpty(x.d.Target), Reason: x.d.Reason}}
-	if x.d.RetryAfter > 0 {
-		op.Decision.RetryAfter = x.d.RetryAfter.Round(time.Second).String()
+	target := ""
+	if !x.d.Target.IsZero() {
+		target = x.d.Target.String()
 	}
-	f.settle(&op, f.dec.resizeEntry, f.dec.resizing, x.step(f.dec.resizeEntry.State, f.dec.resizing))
-	return op
+	return f.settle(decide.OpResize, Decision{Action: x.d.Action.String(), Target: target, Reason: x.d.Reason},
+		x.d.RetryAfter, f.dec.resizeEntry, f.dec.resizing, x.step(f.dec.resizeEntry.State, f.dec.resizing))
 }
 
-func quantityOrEmpty(q resource.Quantity) string {
-	if q.IsZero() {
-		return ""
-	}
-	return q.String()
-}
+// expansionSteps explain the states with a step of their own.
+var expansionSteps = map[decide.Stage]func(expansion) step{decide.ControllerInProgress: expansion.inProgress,
+	decide.ControllerError: expansion.failed, decide.ControllerInfeasible: expansion.infeasible,
+	decide.WaitingInUse: expansion.waitingInUse, decide.NodePending: expansion.nodePending}
 
 func (x expansion) step(state decide.Stage, inState bool) step {
-	if !inState {
+	switch explain, ok := expansionSteps[state]; {
+	case !inState:
 		return x.idle()
-	}
-	switch state {
-	case decide.ControllerInProgress:
-		return x.inProgress()
-	case decide.ControllerError:
-		return x.failed()
-	case decide.ControllerInfeasible:
-		return x.infeasible()
-	case decide.WaitingInUse:
-		return x.waitingInUse()
-	case decide.NodePending:
-		return x.nodePending()
-	case decide.NodeInProgress:
+	case ok:
+		return explain(x)
+	case state == decide.NodeInProgress:
 		return step{summary: fmt.Sprintf("The volume is expanded to %s; kubelet is growing the file system on the node.", x.allocated()),
 			by: ByKubelet, next: "kubelet finishes the expansion and records the new capacity in the claim."}
 	}
@@ -103,30 +89,23 @@ func (x expansion) idle() step {
 	}
 	s := step{summary: fmt.Sprintf("Nothing to do: the claim has %s, and requests %s.", size(x.s.Capacity), size(x.s.Request)), by: ByNone,
 		next: "Nothing, until the request is raised above the capacity."}
-	if why := x.expansionRefused(); why != "" {
-		s.can = []string{"Nothing for a larger size: " + why + ", so the API server refuses a larger request."}
-		return s
+	// Why the API server refuses a larger request, as its admission plugin
+	// PersistentVolumeClaimResize does; "" when the class could not be read.
+	why, sc := "", storageClassOf(x.o)
+	switch {
+	case ptr.Deref(x.pvc.Spec.StorageClassName, "") == "":
+		why = "the claim has no StorageClass"
+	case sc == nil:
+	case !sc.Exists:
+		why = fmt.Sprintf("its StorageClass %s does not exist", sc.Name)
+	case !sc.AllowVolumeExpansion:
+		why = fmt.Sprintf("its StorageClass %s does not allow volume expansion", sc.Name)
 	}
 	s.can = []string{"Raise spec.resources.requests.storage to expand the volume."}
-	return s
-}
-
-// expansionRefused says why the API server refuses a larger request, as
-// its admission plugin PersistentVolumeClaimResize does; "" when it does
-// not, or the class could not be read.
-func (x expansion) expansionRefused() string {
-	sc := storageClassOf(x.o)
-	switch {
-	case x.pvc.Spec.StorageClassName == nil || *x.pvc.Spec.StorageClassName == "":
-		return "the claim has no StorageClass"
-	case sc == nil:
-		return ""
-	case !sc.Exists:
-		return fmt.Sprintf("its StorageClass %s does not exist", sc.Name)
-	case !sc.AllowVolumeExpansion:
-		return fmt.Sprintf("its StorageClass %s does not allow volume expansion", sc.Name)
+	if why != "" {
+		s.can = []string{"Nothing for a larger size: " + why + ", so the API server refuses a larger request."}
 	}
-	return ""
+	return s
 }
 
 // inProgress: the resizer recorded the intent; the call is in flight, or
@@ -139,31 +118,26 @@ func (x expansion) inProgress() step {
 		s.can = append(s.can, fmt.Sprintf("Your request of %s is followed once %s is done.", req, target))
 	}
 	newest := newestOf(x.o.Events, x.driver, resizeReasons)
+	s.by = ByResizer
+	what := fmt.Sprintf("for %s until the driver answers (no event of the resizer shows whether a call is in flight now)", target)
 	switch {
 	case newest != nil && newest.Reason == events.ReasonResizing:
 		s.by = ByDriver
 		s.next = fmt.Sprintf("The driver is expanding the volume to %s: the resizer called it %s (event %s) and records its answer.",
 			target, ago(lastSeen(newest), x.now), events.ReasonResizing)
+		return s
 	case newest != nil && newest.Reason == events.ReasonResizeFailed:
 		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
 		if code := newest.Annotations[events.AnnotationCode]; knownCode(code) {
-			a := x.resizeAdvice(code)
-			s.summary = sentences(s.summary, a.means)
-			s.can = append(s.can, a.can...)
+			a := x.advice(decide.ResizeJob, code, "")
+			s.summary = sentences(s.summary, a.Means)
+			s.can = append(s.can, a.Can...)
 		}
-		s.by = ByResizer
-		s.next = x.retryWithBackoff(fmt.Sprintf("for %s, which is finished before any other size, whatever the request says meanwhile", target))
-	default:
-		s.by = ByResizer
-		s.next = x.retryWithBackoff(fmt.Sprintf("for %s until the driver answers (no event of the resizer shows whether a call is in flight now)", target))
+		what = fmt.Sprintf("for %s, which is finished before any other size, whatever the request says meanwhile", target)
 	}
-	return s
-}
-
-// retryWithBackoff says that the resizer calls the driver again, what.
-func (x expansion) retryWithBackoff(what string) string {
-	return fmt.Sprintf("The resizer calls the driver again %s, with backoff (from --retry-interval-start %s, doubling up to --retry-interval-max %s).",
+	s.next = fmt.Sprintf("The resizer calls the driver again %s, with backoff (from --retry-interval-start %s, doubling up to --retry-interval-max %s).",
 		what, x.settings.retryStart(), x.settings.retryMax())
+	return s
 }
 
 // waitingInUse: the resizer holds the expansion back while pods use it.

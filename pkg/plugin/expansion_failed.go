@@ -33,19 +33,19 @@ func (x expansion) failed() step {
 		return x.short(message)
 	}
 	code := x.recordedCode()
-	a := x.resizeAdvice(code)
-	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to the expansion to %s was a final failure: %s", x.allocated(), orUnknown(message)), a.means),
+	a := x.advice(decide.ResizeJob, code, "")
+	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to the expansion to %s was a final failure: %s", x.allocated(), orUnknown(message)), a.Means),
 		by: ByResizer}
 	s.next = fmt.Sprintf("The resizer tries again with backoff (up to --retry-interval-max %s), at the request as it is then: %s now.",
 		x.settings.retryMax(), size(x.d.Target))
-	if !a.retargetHelps {
-		s.next = sentences(s.next, fmt.Sprintf("Every attempt, at any size, fails the same way %s.", a.until))
+	if !a.RetargetHelps {
+		s.next = sentences(s.next, fmt.Sprintf("Every attempt, at any size, fails the same way %s.", a.Until))
 	}
 	s.decision = fmt.Sprintf("call the driver again for %s, with backoff", size(x.d.Target))
-	if a.retargetHelps {
+	if a.RetargetHelps {
 		s.can = x.lowerAdvice(&s)
 	}
-	s.can = append(s.can, a.can...)
+	s.can = append(s.can, a.Can...)
 	if len(x.users) > 0 && code == codes.FailedPrecondition.String() {
 		s.can = append([]string{fmt.Sprintf("Delete pod(s) %s, or scale their workload down: the driver said it cannot expand the volume while a pod uses it.",
 			strings.Join(x.users, ", "))}, s.can...)
@@ -70,10 +70,9 @@ func (x expansion) short(message string) step {
 // before it reached the driver (see the controller's driverCause).
 const notSent = "not sent to the driver"
 
-// recordedCode is the gRPC code of the expansion's recorded failure: the
-// reason of the ControllerResizeError condition, where the resizer records
-// it; decide.ReasonUncertain when the condition has none (a resizer older
-// than this plugin, or upstream's).
+// recordedCode is the gRPC code the resizer records as the reason of
+// ControllerResizeError; decide.ReasonUncertain when there is none (a
+// resizer older than this plugin, or upstream's).
 func (x expansion) recordedCode() string {
 	if reason := x.recordedReason(); knownCode(reason) {
 		return reason
@@ -96,33 +95,33 @@ func (x expansion) recordedReason() string {
 func (x expansion) infeasible() step {
 	failedAt := x.allocated()
 	message := conditionMessage(x.pvc, v1.PersistentVolumeClaimControllerResizeError)
-	a := x.resizeAdvice(x.recordedCode())
+	a := x.advice(decide.ResizeJob, x.recordedCode(), "")
 	refuser := "the driver"
 	if strings.Contains(message, notSent) {
 		refuser = "the resizer"
 	}
-	s := step{summary: sentences(fmt.Sprintf("%s refused %s as infeasible: %s", upperFirst(refuser), failedAt, orUnknown(message)), a.means)}
+	s := step{summary: sentences(fmt.Sprintf("T%s refused %s as infeasible: %s", refuser[1:], failedAt, orUnknown(message)), a.Means)}
 	if x.d.Action == decide.Expand && size(x.d.Target) != failedAt {
 		s.by = ByResizer
 		s.next = fmt.Sprintf("The request changed to %s: the resizer tries it at once.", size(x.d.Target))
-		if !a.retargetHelps {
-			s.next = sentences(s.next, fmt.Sprintf("It fails the same way, as any size would, %s.", a.until))
-			s.can = a.can
+		if !a.RetargetHelps {
+			s.next = sentences(s.next, fmt.Sprintf("It fails the same way, as any size would, %s.", a.Until))
+			s.can = a.Can
 		}
 		return s
 	}
 	s.by = ByUser
 	s.next = fmt.Sprintf("The resizer will retry %s at most every %s unless the request changes (--retry-interval-max; "+
 		"its in-memory backoff is not visible from outside, and a restarted resizer tries at once).", failedAt, x.settings.retryMax())
-	if !a.retargetHelps {
+	if !a.RetargetHelps {
 		s.next = fmt.Sprintf("The resizer retries %s at most every %s (--retry-interval-max; its in-memory backoff is not visible from outside, "+
-			"and a restarted resizer tries at once); every attempt, at any size, fails the same way %s.", failedAt, x.settings.retryMax(), a.until)
-		s.decision = fmt.Sprintf("only retry %s, which %s refused, at most every %s: nothing changes %s", failedAt, refuser, x.settings.retryMax(), a.until)
-		s.can = a.can
+			"and a restarted resizer tries at once); every attempt, at any size, fails the same way %s.", failedAt, x.settings.retryMax(), a.Until)
+		s.decision = fmt.Sprintf("only retry %s, which %s refused, at most every %s: nothing changes %s", failedAt, refuser, x.settings.retryMax(), a.Until)
+		s.can = a.Can
 		return s
 	}
 	s.decision = fmt.Sprintf("only retry %s, which %s refused, at most every %s: nothing changes until the request does", failedAt, refuser, x.settings.retryMax())
-	s.can = append(x.lowerAdvice(&s), a.can...)
+	s.can = append(x.lowerAdvice(&s), a.Can...)
 	raise := "Or raise the request to a larger size the driver can provide: a changed request is tried at once."
 	if x.recordedCode() == codes.OutOfRange.String() {
 		raise = "Or raise the request, if the driver's range lies above it: a changed request is tried at once."
@@ -131,9 +130,8 @@ func (x expansion) infeasible() step {
 	return s
 }
 
-// lowerAdvice is the user's way back after the recorded size failed, as
-// decide.State.LowerRange works it out for Decide; when there is none, it
-// says why in s's summary.
+// lowerAdvice is the way back after the recorded size failed, by
+// decide.State.LowerRange; when there is none, s's summary says why.
 func (x expansion) lowerAdvice(s *step) []string {
 	if x.s.Allocated == nil {
 		return nil

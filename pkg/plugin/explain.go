@@ -14,30 +14,22 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package plugin is the kubectl plugin `kubectl csi-resizer` (its command
-// line: Command; the binary is cmd/kubectl-csi_resizer).
-//
-// `explain` tells an operator, in plain words, why a claim is where it is:
-// the state the resizer records (decide.Unfinished, as the metric
-// csi_resizer_claims counts it), since when, who owns the next step, what
-// the resizer will do next and when (from the resizer's own decisions on
-// the recorded state: decisions), and what the user can do. It reads the
-// claim, its PV, StorageClass and VolumeAttributesClasses, its events, the
-// pods of its namespace and the resizer's Lease with get and list only
-// (Gather), then explains them without I/O (Explain), as text or JSON
-// (Text, JSON).
-//
-// `list` lists the claims of a scope with an unfinished operation, one
-// item per operation, the oldest first, with explain's own rules and
-// words: it reads each kind of object with one list for all the claims
-// (Read), fills the Objects of each claim from those lists, and lists
-// without I/O (List), as a table or JSON (Table, JSON).
+// Package plugin is the kubectl plugin `kubectl csi-resizer` (Command; the
+// binary is cmd/kubectl-csi_resizer). `explain` says in plain words where a
+// claim stands: the state the resizer records (decide.Unfinished, as the
+// metric csi_resizer_claims counts it), since when, who owns the next step,
+// what the resizer decides next (decide.Claim) and what the user can do. It
+// reads with get and list only (Gather), then explains without I/O
+// (Explain; Text, JSON). `list` lists the unfinished operations of a scope
+// with explain's rules and words, from one list per kind of object (Read,
+// List; Table, JSON).
 package plugin
 
 import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -72,22 +64,19 @@ func Explain(o *Objects, now time.Time) Explanation {
 	return x
 }
 
-// facts are what the explanation of a handled claim's operations reads.
+// facts are what explaining a handled claim's operations reads; users are
+// the pods that may have it mounted, as the resizer's pod tracker counts.
 type facts struct {
-	o        *Objects
-	pvc      *v1.PersistentVolumeClaim
-	pv       *v1.PersistentVolume
-	driver   string
-	resizer  *Resizer
-	settings Settings
-	// settingsUnread says why the resizer's Lease gave no settings, when
-	// it was read.
+	o              *Objects
+	pvc            *v1.PersistentVolumeClaim
+	pv             *v1.PersistentVolume
+	driver         string
+	resizer        *Resizer
+	settings       Settings
 	settingsUnread string
 	now            time.Time
-	// users are the pods that may have the claim mounted, as the resizer's
-	// pod tracker counts them.
-	users []string
-	dec   decided
+	users          []string
+	dec            decided
 }
 
 func newFacts(o *Objects, driver string, now time.Time) *facts {
@@ -99,23 +88,19 @@ func newFacts(o *Objects, driver string, now time.Time) *facts {
 	return f
 }
 
-// decided is what the resizer's own decisions say of a claim (decide.Claim),
-// on its recorded state, as a resizer that has just started would decide
-// (its memory of the last failure is not in the API).
+// decided is what the resizer's own decisions (decide.Claim) say of the
+// recorded state, as a resizer just started would (its memory of the last
+// failure is not in the API), and the entries of decide.Unfinished.
 type decided struct {
-	plan        decide.Plan
-	resizeState decide.ResizeState
-	modifyState decide.ModifyState
-	// resizeEntry and modifyEntry are the claim's operations as
-	// decide.Unfinished finds them, and whether it finds them unfinished:
-	// the state the metric csi_resizer_claims counts.
+	plan                     decide.Plan
+	resizeState              decide.ResizeState
+	modifyState              decide.ModifyState
 	resizeEntry, modifyEntry decide.Entry
 	resizing, modifying      bool
 }
 
-// decisions is every call the plugin makes of the resizer's decisions, on
-// the objects of a claim handled by driver's resizer, run with settings,
-// where users are the pods that may have the claim mounted.
+// decisions is every call the plugin makes of the resizer's decisions, for
+// driver's resizer run with settings, where users use the claim.
 func decisions(o *Objects, driver string, settings Settings, users []string, now time.Time) decided {
 	in := decide.Input{Claim: o.Claim, Volume: o.Volume, Now: now,
 		ClassDriver: func(name string) (string, bool) {
@@ -139,9 +124,13 @@ func decisions(o *Objects, driver string, settings Settings, users []string, now
 	return d
 }
 
-// settle fills op from a step and the unfinished entry, and hands a step of
-// the resizer or its driver to nobody when no resizer runs.
-func (f *facts) settle(op *Operation, entry decide.Entry, inState bool, s step) {
+// settle is the operation of decision d and entry, said by step s; a step
+// of the resizer or its driver is nobody's when no resizer runs.
+func (f *facts) settle(name decide.Operation, d Decision, retryAfter time.Duration, entry decide.Entry, inState bool, s step) Operation {
+	op := &Operation{Operation: string(name), State: StateNone, Decision: d}
+	if retryAfter > 0 {
+		op.Decision.RetryAfter = retryAfter.Round(time.Second).String()
+	}
 	if inState {
 		op.State = string(entry.State)
 		if !entry.Since.IsZero() {
@@ -152,24 +141,36 @@ func (f *facts) settle(op *Operation, entry decide.Entry, inState bool, s step) 
 	op.Summary, op.NextStepBy, op.Next, op.UserCan = s.summary, s.by, s.next, s.can
 	if f.resizer.Status == ResizerNotRunning && (s.by == ByResizer || s.by == ByDriver) {
 		op.NextStepBy = ByNobody
-		op.Next = fmt.Sprintf("No resizer is running for driver %s%s, so nothing happens until one runs; then %s", f.driver, onNode(f.resizer.Node), lowerFirst(s.next))
+		node, then := "", s.next
+		if f.resizer.Node != "" {
+			node = " on node " + f.resizer.Node
+		}
+		if then != "" && unicode.IsUpper(rune(then[0])) {
+			then = string(unicode.ToLower(rune(then[0]))) + then[1:]
+		}
+		op.Next = fmt.Sprintf("No resizer is running for driver %s%s, so nothing happens until one runs; then %s", f.driver, node, then)
 	}
 	op.Decision.Summary = decisionSummary(*op, s.decision)
+	return *op
 }
 
-// step is what explain says about an operation in its state.
+// step is what explain says of an operation; decision (continuing "the
+// resizer will") words it where the action alone would mislead.
 type step struct {
 	summary, by, next string
 	can               []string
-	// decision says what the resizer does, continuing "the resizer will",
-	// where the decision's action alone would mislead; "" words the action.
-	decision string
+	decision          string
 }
 
 // unknowns are what the explanation of ops cannot know.
 func (f *facts) unknowns(ops []Operation) []string {
 	var out []string
-	if slices.ContainsFunc(ops, retried) {
+	// The resizer's next call depends on a backoff or slow retry that only
+	// its memory holds: its own (or its driver's) step, or a refused target.
+	if slices.ContainsFunc(ops, func(op Operation) bool {
+		return op.NextStepBy == ByResizer || op.NextStepBy == ByDriver ||
+			op.State == string(decide.ControllerInfeasible) || op.State == string(decide.ModifyInfeasible)
+	}) {
 		out = append(out, "When exactly the resizer retries: its backoff and the last failure it remembers live in its memory, "+
 			"which the API does not show (a restarted resizer remembers none and tries at once).")
 	}
@@ -191,17 +192,7 @@ func (f *facts) unknowns(ops []Operation) []string {
 	return out
 }
 
-// retried reports whether the resizer's next call for op depends on a
-// backoff or a slow retry that only its memory holds: its next step is the
-// resizer's (or its driver's, whose call may fail), or it retries a
-// refused size or class.
-func retried(op Operation) bool {
-	return op.NextStepBy == ByResizer || op.NextStepBy == ByDriver ||
-		op.State == string(decide.ControllerInfeasible) || op.State == string(decide.ModifyInfeasible)
-}
-
-// whySettingsUnread says why explain could not read the resizer's
-// settings.
+// whySettingsUnread says why explain has no settings of the resizer.
 func (f *facts) whySettingsUnread() string {
 	switch {
 	case f.o.LeaseUnread:
@@ -214,14 +205,6 @@ func (f *facts) whySettingsUnread() string {
 		return "no replica holds the resizer's Lease, which would publish them"
 	}
 	return f.settingsUnread
-}
-
-// onNode is " on node <node>", or "" for no node.
-func onNode(node string) string {
-	if node == "" {
-		return ""
-	}
-	return " on node " + node
 }
 
 func claimOf(pvc *v1.PersistentVolumeClaim) Claim {
@@ -269,7 +252,6 @@ func storageClassOf(o *Objects) *StorageClass {
 	return nil // unread: a warning says so
 }
 
-// sizeOf is the storage entry of list; "" when absent.
 func sizeOf(list v1.ResourceList) string {
 	q, ok := list[v1.ResourceStorage]
 	if !ok {
@@ -278,11 +260,9 @@ func sizeOf(list v1.ResourceList) string {
 	return q.String()
 }
 
-// size prints a quantity.
 func size(q resource.Quantity) string { return q.String() }
 
-// conditionMessage is the message of pvc's condition t when True; "" when
-// it has none.
+// conditionMessage is the message of pvc's condition t when True.
 func conditionMessage(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) string {
 	for _, c := range pvc.Status.Conditions {
 		if c.Type == t && c.Status == v1.ConditionTrue {

@@ -24,155 +24,97 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-resizer/csi-resizer/pkg/kube"
 	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 )
 
-// Request is what to explain or list.
+// Request is what to explain or list: the claim Namespace/Claim (list: the
+// claims of Namespace, "" for all), for the resizer of Driver (default: of
+// its volume's), with its Lease in ResizerNamespace ("" for any).
 type Request struct {
-	// Namespace and Claim name the claim to explain; list lists the claims
-	// of Namespace, "" for every namespace.
-	Namespace, Claim string
-	// Driver, when set, is the driver whose resizer the claims are
-	// explained for; by default, each for the driver of its volume.
-	Driver string
-	// ResizerNamespace is the namespace of the resizers' Leases; "" looks
-	// in every namespace.
-	ResizerNamespace string
+	Namespace, Claim, Driver, ResizerNamespace string
 }
 
-// Resources explain reads, as RBAC names them.
-const (
-	resClaims   = "persistentvolumeclaims"
-	resVolumes  = "persistentvolumes"
-	resSCs      = "storageclasses.storage.k8s.io"
-	resVACs     = "volumeattributesclasses.storage.k8s.io"
-	resEvents   = "events"
-	resPods     = "pods"
-	resLeases   = "leases.coordination.k8s.io"
-	resNodes    = "nodes"
-	verbGet     = "get"
-	verbList    = "list"
-	noNamespace = ""
-)
-
-// Objects are what explain read about a claim: the input of Explain.
+// Objects are what explain read about a claim: the input of Explain. A
+// Missing field says that the object does not exist, an Unread one that it
+// could not be read, and a warning says what that leaves out.
 type Objects struct {
-	Request Request
-	Claim   *v1.PersistentVolumeClaim
-	// Volume is nil when the claim names none or it does not exist;
-	// VolumeMissing tells the latter.
-	Volume        *v1.PersistentVolume
-	VolumeMissing bool
-	// StorageClass is nil when the claim names none or it could not be
-	// read; StorageClassMissing is true when it does not exist.
+	Request             Request
+	Claim               *v1.PersistentVolumeClaim
+	Volume              *v1.PersistentVolume
+	VolumeMissing       bool
 	StorageClass        *storagev1.StorageClass
 	StorageClassMissing bool
-	// AttributesClasses are the VolumeAttributesClasses the claim names
-	// (spec, current and recorded target) that exist, by name.
+	// AttributesClasses are the classes the claim names that exist.
 	AttributesClasses map[string]*storagev1.VolumeAttributesClass
-	// ClassesUnread is true when a class could not be read: whether it
-	// exists is then unknown.
-	ClassesUnread bool
-	// Events are the claim's events.
-	Events []v1.Event
-	// Pods are the pods of the claim's namespace.
+	ClassesUnread     bool
+	Events            []v1.Event
+	// Pods are those of the claim's namespace.
 	Pods []v1.Pod
-	// Leases are the Leases named after the driver's resizer; LeaseUnread
-	// is true when they could not be read.
-	Leases      []coordinationv1.Lease
-	LeaseUnread bool
-	// NodeLeases are the Leases of the driver's --node-deployment
-	// instances, one per node (options.NodeLeaseLabel), read when no leader
-	// Lease exists; NodeLeasesUnread is true when they could not be read.
+	// Leases are those named after the driver's resizer; NodeLeases those
+	// of its --node-deployment instances (options.NodeLeaseLabel), read
+	// when there is none.
+	Leases           []coordinationv1.Lease
+	LeaseUnread      bool
 	NodeLeases       []coordinationv1.Lease
 	NodeLeasesUnread bool
-	// Nodes are the Nodes that the volume's node affinity names, read with
-	// NodeLeases, by name; those that do not exist are left out.
-	Nodes map[string]*v1.Node
-	// Warnings say what could not be read and what that leaves out.
+	// Nodes are those the volume's node affinity names that exist, read
+	// with NodeLeases.
+	Nodes    map[string]*v1.Node
 	Warnings []string
 }
 
-// Gather reads the objects of req through r. Only the claim and its PV are
-// required: without them nothing can be said, and the error says why (a
-// *ReadError names the missing permission). Every other object that cannot
-// be read leaves a warning and a shorter explanation.
-func Gather(ctx context.Context, r Reader, req Request) (*Objects, error) {
+// Gather reads the objects of req through c. Only the claim and its PV are
+// required (a *ReadError names a missing permission); any other object
+// that cannot be read leaves a warning and a shorter explanation.
+func Gather(ctx context.Context, c kube.Interface, req Request) (*Objects, error) {
 	o := &Objects{Request: req, AttributesClasses: map[string]*storagev1.VolumeAttributesClass{}}
 	var err error
-	o.Claim, err = r.Claim(ctx, req.Namespace, req.Claim)
-	if err != nil {
-		return nil, readError(access{verbGet, resClaims, req.Namespace, req.Claim}, err)
-	}
-	if err := o.readVolume(ctx, r); err != nil {
+	if o.Claim, err = get(ctx, resClaims, req.Namespace, req.Claim, c.CoreV1().PersistentVolumeClaims(req.Namespace).Get); err != nil {
 		return nil, err
 	}
-	o.readStorageClass(ctx, r)
-	o.readEvents(ctx, r)
-	if owner := ownerOf(o); owner.Handled {
-		o.readAttributesClasses(ctx, r)
-		o.readPods(ctx, r)
-		o.readLease(ctx, r, owner.Driver)
+	pvc := o.Claim
+	if name := pvc.Spec.VolumeName; name != "" {
+		pv, err := get(ctx, resVolumes, "", name, c.CoreV1().PersistentVolumes().Get)
+		switch {
+		case isNotFound(err):
+			o.VolumeMissing = true
+		case err != nil:
+			return nil, err
+		default:
+			o.Volume = pv
+		}
 	}
-	return o, nil
-}
-
-func (o *Objects) warn(format string, args ...any) {
-	o.Warnings = append(o.Warnings, fmt.Sprintf(format, args...))
-}
-
-func (o *Objects) readVolume(ctx context.Context, r Reader) error {
-	name := o.Claim.Spec.VolumeName
-	if name == "" {
-		return nil
+	if name := ptr.Deref(pvc.Spec.StorageClassName, ""); name != "" {
+		sc, err := get(ctx, resSCs, "", name, c.StorageV1().StorageClasses().Get)
+		switch {
+		case isNotFound(err):
+			o.StorageClassMissing = true
+		case err != nil:
+			o.warn("%v: whether the class allows expansion is not shown", err)
+		default:
+			o.StorageClass = sc
+		}
 	}
-	pv, err := r.Volume(ctx, name)
-	err = readError(access{verbGet, resVolumes, noNamespace, name}, err)
-	switch {
-	case isNotFound(err):
-		o.VolumeMissing = true
-		return nil
-	case err != nil:
-		return err
-	}
-	o.Volume = pv
-	return nil
-}
-
-func (o *Objects) readStorageClass(ctx context.Context, r Reader) {
-	name := ptr.Deref(o.Claim.Spec.StorageClassName, "")
-	if name == "" {
-		return
-	}
-	sc, err := r.StorageClass(ctx, name)
-	err = readError(access{verbGet, resSCs, noNamespace, name}, err)
-	switch {
-	case isNotFound(err):
-		o.StorageClassMissing = true
-	case err != nil:
-		o.warn("%v: whether the class allows expansion is not shown", err)
-	default:
-		o.StorageClass = sc
-	}
-}
-
-func (o *Objects) readEvents(ctx context.Context, r Reader) {
-	events, err := r.Events(ctx, o.Claim.Namespace, o.Claim.Name)
+	// The field selector asks the API server for the claim's events only;
+	// ofClaim still checks each, as a fake client ignores it.
+	selector := fields.Set{"involvedObject.kind": "PersistentVolumeClaim", "involvedObject.name": pvc.Name}.AsSelector().String()
+	events, err := list[v1.Event](ctx, access{verbList, resEvents, pvc.Namespace, ""}, metav1.ListOptions{FieldSelector: selector}, c.CoreV1().Events(pvc.Namespace).List)
 	if err != nil {
-		o.warn("%v: the claim's events are not shown, and what they tell (a driver call in flight, pods holding an expansion back) is not known", readError(access{verbList, resEvents, o.Claim.Namespace, ""}, err))
-		return
+		o.warn("%v: the claim's events are not shown, and what they tell (a driver call in flight, pods holding an expansion back) is not known", err)
 	}
-	o.Events = ofClaim(events, o.Claim)
-}
-
-// readAttributesClasses reads the classes the claim names: the spec's, the
-// current one and the recorded target.
-func (o *Objects) readAttributesClasses(ctx context.Context, r Reader) {
-	for _, name := range classNames(o.Claim) {
-		vac, err := r.AttributesClass(ctx, name)
-		err = readError(access{verbGet, resVACs, noNamespace, name}, err)
+	o.Events = ofClaim(events, pvc)
+	owner := ownerOf(o)
+	if !owner.Handled {
+		return o, nil
+	}
+	for _, name := range classNames(pvc) {
+		vac, err := get(ctx, resVACs, "", name, c.StorageV1().VolumeAttributesClasses().Get)
 		switch {
 		case isNotFound(err):
 		case err != nil:
@@ -182,46 +124,51 @@ func (o *Objects) readAttributesClasses(ctx context.Context, r Reader) {
 			o.AttributesClasses[name] = vac
 		}
 	}
+	if o.Pods, err = list[v1.Pod](ctx, access{verbList, resPods, pvc.Namespace, ""}, metav1.ListOptions{}, c.CoreV1().Pods(pvc.Namespace).List); err != nil {
+		o.warn("%v: which pods use the claim is not known", err)
+	}
+	o.readLease(ctx, c, owner.Driver)
+	return o, nil
 }
 
-// classNames are the distinct classes the claim names.
+func (o *Objects) warn(format string, args ...any) {
+	o.Warnings = append(o.Warnings, fmt.Sprintf(format, args...))
+}
+
+// classNames are the distinct classes of the claim's spec, status and target.
 func classNames(pvc *v1.PersistentVolumeClaim) []string {
-	var names []string
-	add := func(name string) {
-		if name != "" && !slices.Contains(names, name) {
-			names = append(names, name)
+	names := []string{ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""), ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, "")}
+	if m := pvc.Status.ModifyVolumeStatus; m != nil {
+		names = append(names, m.TargetVolumeAttributesClassName)
+	}
+	var out []string
+	for _, name := range names {
+		if name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
-	add(ptr.Deref(pvc.Spec.VolumeAttributesClassName, ""))
-	add(ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, ""))
-	if m := pvc.Status.ModifyVolumeStatus; m != nil {
-		add(m.TargetVolumeAttributesClassName)
-	}
-	return names
-}
-
-func (o *Objects) readPods(ctx context.Context, r Reader) {
-	pods, err := r.Pods(ctx, o.Claim.Namespace)
-	if err != nil {
-		o.warn("%v: which pods use the claim is not known", readError(access{verbList, resPods, o.Claim.Namespace, ""}, err))
-		return
-	}
-	o.Pods = pods
+	return out
 }
 
 // readLease reads the Lease of driver's resizer, which publishes its
 // settings, else the node Leases of its --node-deployment instances.
-func (o *Objects) readLease(ctx context.Context, r Reader, driver string) {
+func (o *Objects) readLease(ctx context.Context, c kube.Interface, driver string) {
 	name, ns := resizeroptions.LeaseName(driver), o.Request.ResizerNamespace
-	leases, err := r.Leases(ctx, ns, name)
-	verb := verbGet
-	if ns == "" {
-		verb = verbList
+	leases := c.CoordinationV1().Leases(ns)
+	var found []coordinationv1.Lease
+	var err error
+	if ns != "" {
+		var l *coordinationv1.Lease
+		if l, err = get(ctx, resLeases, ns, name, leases.Get); err == nil {
+			found = []coordinationv1.Lease{*l}
+		}
+	} else {
+		selector := fields.OneTermEqualSelector("metadata.name", name).String()
+		found, err = list[coordinationv1.Lease](ctx, access{verbList, resLeases, ns, name}, metav1.ListOptions{FieldSelector: selector}, leases.List)
 	}
-	err = readError(access{verb, resLeases, ns, name}, err)
 	switch {
 	case isNotFound(err):
-		leases = nil
+		found = nil
 	case err != nil:
 		o.LeaseUnread = true
 		hint := ""
@@ -231,8 +178,34 @@ func (o *Objects) readLease(ctx context.Context, r Reader, driver string) {
 		o.warn("%v: whether a resizer runs for driver %q is not known%s", err, driver, hint)
 		return
 	}
-	o.Leases = ofName(leases, name)
-	if len(o.Leases) == 0 {
-		o.readNodeInstances(ctx, r, driver)
+	// A fake client, unlike the API server, ignores the field selector.
+	o.Leases = slices.DeleteFunc(found, func(l coordinationv1.Lease) bool { return l.Name != name })
+	if len(o.Leases) > 0 {
+		return
+	}
+	selector := labels.SelectorFromSet(labels.Set{resizeroptions.NodeLeaseLabel: resizeroptions.NodeLeaseValue(driver)}).String()
+	if o.NodeLeases, err = list[coordinationv1.Lease](ctx, access{verbList, resLeases, ns, ""}, metav1.ListOptions{LabelSelector: selector}, leases.List); err != nil {
+		o.NodeLeasesUnread = true
+		o.warn("%v: whether the resizers of driver %q run with --node-deployment, one per node, is not known", err, driver)
+	} else if len(o.NodeLeases) > 0 {
+		o.readNodes(func(name string) (*v1.Node, error) { return get(ctx, resNodes, "", name, c.CoreV1().Nodes().Get) })
+	}
+}
+
+// readNodes reads, with node, the Nodes the volume's node affinity names.
+func (o *Objects) readNodes(node func(name string) (*v1.Node, error)) {
+	if o.Volume == nil {
+		return
+	}
+	o.Nodes = map[string]*v1.Node{}
+	for _, name := range namedNodes(o.Volume) {
+		n, err := node(name)
+		switch {
+		case isNotFound(err):
+		case err != nil:
+			o.warn("%v: whether node %s's resizer handles the claim is not known", err, name)
+		default:
+			o.Nodes[name] = n
+		}
 	}
 }

@@ -233,7 +233,7 @@ func publishing(l *coordinationv1.Lease, change func(*resizeroptions.Published))
 // them at now.
 func explainObjects(t *testing.T, req Request, objs ...runtime.Object) Explanation {
 	t.Helper()
-	o, err := Gather(context.Background(), NewReader(kubetest.Wrap(fake.NewClientset(objs...))), withClaim(req))
+	o, err := Gather(context.Background(), kubetest.Wrap(fake.NewClientset(objs...)), withClaim(req))
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

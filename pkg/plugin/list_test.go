@@ -32,7 +32,7 @@ import (
 // listed reads objs through a fake clientset and lists them at now.
 func listed(t *testing.T, req Request, objs ...runtime.Object) Result {
 	t.Helper()
-	in, err := Read(context.Background(), NewReader(kubetest.Wrap(fake.NewClientset(objs...))), req)
+	in, err := Read(context.Background(), kubetest.Wrap(fake.NewClientset(objs...)), req)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
@@ -99,7 +99,7 @@ func TestList(t *testing.T) {
 func TestSameAsExplain(t *testing.T) {
 	objs := cluster()
 	r := listed(t, Request{}, objs...)
-	reader := NewReader(kubetest.Wrap(fake.NewClientset(objs...)))
+	reader := kubetest.Wrap(fake.NewClientset(objs...))
 	for _, it := range r.Items {
 		o, err := Gather(context.Background(), reader, Request{Namespace: it.Namespace, Claim: it.Name})
 		if err != nil {
@@ -139,7 +139,7 @@ func TestUnreadLists(t *testing.T) {
 	client := fake.NewClientset(cluster()...)
 	client.PrependReactor("list", "pods", forbidden("pods"))
 	client.PrependReactor("list", "events", forbidden("events"))
-	in, err := Read(context.Background(), NewReader(kubetest.Wrap(client)), Request{Namespace: ns})
+	in, err := Read(context.Background(), kubetest.Wrap(client), Request{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}

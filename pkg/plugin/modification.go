@@ -18,7 +18,6 @@ package plugin
 
 import (
 	"fmt"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -27,7 +26,6 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/events"
 )
 
-// modification explains the claim's modification.
 type modification struct {
 	*facts
 	s decide.ModifyState
@@ -38,29 +36,22 @@ type modification struct {
 // decision on its recorded state.
 func (f *facts) modification() Operation {
 	m := modification{facts: f, s: f.dec.modifyState, d: f.dec.plan.Modify}
-	op := Operation{Operation: string(decide.OpModify), State: StateNone,
-		Decision: Decision{Action: m.d.Action.String(), Target: m.d.Target, Reason: m.d.Reason}}
-	if m.d.RetryAfter > 0 {
-		op.Decision.RetryAfter = m.d.RetryAfter.Round(time.Second).String()
-	}
-	f.settle(&op, f.dec.modifyEntry, f.dec.modifying, m.step())
-	return op
+	return f.settle(decide.OpModify, Decision{Action: m.d.Action.String(), Target: m.d.Target, Reason: m.d.Reason},
+		m.d.RetryAfter, f.dec.modifyEntry, f.dec.modifying, m.step())
 }
 
+// modificationSteps explain the actions with a step of their own.
+var modificationSteps = map[decide.ModifyAction]func(modification) step{decide.ModifyNone: modification.atClass,
+	decide.Pend: modification.pending, decide.Refuse: modification.refused, decide.ModifyWait: modification.waiting}
+
 func (m modification) step() step {
-	switch m.d.Action {
-	case decide.ModifyNone:
-		return m.atClass()
-	case decide.Pend:
-		return m.pending()
-	case decide.Refuse:
-		return m.refused()
-	case decide.Cancel:
+	switch explain, ok := modificationSteps[m.d.Action]; {
+	case ok:
+		return explain(m)
+	case m.d.Action == decide.Cancel:
 		return step{summary: fmt.Sprintf("The claim asks for no change any more, but a modification to class %q is recorded.", m.d.Target), by: ByResizer,
 			next: "The resizer drops the recorded modification without calling the driver: the volume is still at its class (event VolumeModifyCanceled)."}
-	case decide.ModifyWait:
-		return m.waiting()
-	case decide.Blocked:
+	case m.d.Action == decide.Blocked:
 		return step{summary: m.d.Reason + ".", by: ByUser,
 			next: "Nothing, until the class exists again: the recorded modification must be finished before any other.",
 			can:  []string{fmt.Sprintf("Create VolumeAttributesClass %q again, with driverName %s.", m.d.Target, m.driver)}}
@@ -106,14 +97,14 @@ func (m modification) refused() step {
 // waiting: an infeasible class waits for its slow retry.
 func (m modification) waiting() step {
 	code, at, _ := claimstatus.RecordedModifyError(m.pvc)
-	a := m.modifyAdvice(code, m.d.Target)
+	a := m.advice(decide.ModifyJob, code, m.d.Target)
 	return step{
 		summary: sentences(fmt.Sprintf("The driver refused class %q as infeasible: %s", m.d.Target,
-			orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.means),
+			orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.Means),
 		by: ByUser,
 		next: fmt.Sprintf("The resizer retries class %q in about %s (--retry-interval-max %s after the failure it recorded %s) unless the class changes.",
 			m.d.Target, short(m.d.RetryAfter), m.settings.retryMax(), ago(at, m.now)),
-		can: append(append(a.can, fmt.Sprintf("Set spec.volumeAttributesClassName to another class of driver %s.", m.driver)), m.cancelAdvice()),
+		can: append(append(a.Can, fmt.Sprintf("Set spec.volumeAttributesClassName to another class of driver %s.", m.driver)), m.cancelAdvice()),
 		decision: fmt.Sprintf("only retry class %q, which the driver refused, in about %s: nothing changes until the class does",
 			m.d.Target, short(m.d.RetryAfter)),
 	}
@@ -143,27 +134,27 @@ func (m modification) modifying() step {
 			by: ByResizer, next: fmt.Sprintf("The resizer tries class %q at once.", m.d.Target)}
 	case r.Status == v1.PersistentVolumeClaimModifyVolumeInfeasible:
 		code, _, _ := claimstatus.RecordedModifyError(m.pvc)
-		a := m.modifyAdvice(code, r.Target)
+		a := m.advice(decide.ModifyJob, code, r.Target)
 		return step{summary: sentences(fmt.Sprintf("The driver refused class %q as infeasible: %s", r.Target,
-			orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.means), by: ByResizer,
+			orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.Means), by: ByResizer,
 			next: fmt.Sprintf("Its slow retry is due: the resizer tries class %q again now, then every --retry-interval-max (%s) unless the class changes.",
 				r.Target, m.settings.retryMax()),
-			can:      append(a.can, m.cancelAdvice()),
+			can:      append(a.Can, m.cancelAdvice()),
 			decision: fmt.Sprintf("call the driver again for class %q, which it refused before, now that its slow retry is due", r.Target)}
 	case r.Status == v1.PersistentVolumeClaimModifyVolumePending:
 		return step{summary: fmt.Sprintf("The modification to class %q waited for the class, which exists now.", r.Target), by: ByResizer,
 			next: "The resizer starts the modification at once (it watches classes)."}
 	}
 	code, _, _ := claimstatus.RecordedModifyError(m.pvc)
-	a := m.modifyAdvice(code, r.Target)
+	a := m.advice(decide.ModifyJob, code, r.Target)
 	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to class %q was a final failure (%s): %s", r.Target, code,
-		orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.means), by: ByResizer,
+		orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.Means), by: ByResizer,
 		next: fmt.Sprintf("The resizer tries again with backoff (up to --retry-interval-max %s), at the class the claim names then: %q now.",
 			m.settings.retryMax(), m.d.Target),
-		can:      append(a.can, m.cancelAdvice()),
+		can:      append(a.Can, m.cancelAdvice()),
 		decision: fmt.Sprintf("call the driver again for class %q, with backoff", m.d.Target)}
-	if !a.retargetHelps {
-		s.next = sentences(s.next, fmt.Sprintf("Every attempt, with any class, fails the same way %s.", a.until))
+	if !a.RetargetHelps {
+		s.next = sentences(s.next, fmt.Sprintf("Every attempt, with any class, fails the same way %s.", a.Until))
 	}
 	return s
 }
@@ -179,23 +170,21 @@ func (m modification) unfinished() step {
 	newest := newestOf(m.o.Events, m.driver, modifyReasons)
 	retry := fmt.Sprintf("The resizer calls the driver again for class %q, which is finished before any other class, with backoff "+
 		"(from --retry-interval-start %s, doubling up to --retry-interval-max %s).", t, m.settings.retryStart(), m.settings.retryMax())
+	s.by, s.next = ByResizer, retry
 	switch {
 	case newest != nil && newest.Reason == events.ReasonModify:
 		s.by = ByDriver
 		s.next = fmt.Sprintf("The driver is applying class %q: the resizer called it %s (event %s) and records its answer.", t, ago(lastSeen(newest), m.now), events.ReasonModify)
 	case newest != nil && newest.Reason == events.ReasonModifyFailed:
 		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
-		s.by, s.next = ByResizer, retry
-	default:
-		s.by, s.next = ByResizer, retry
 	}
 	if code, _, ok := claimstatus.RecordedModifyError(m.pvc); ok && s.by == ByResizer {
 		if code == "" {
 			code = decide.ReasonUncertain
 		}
-		a := m.modifyAdvice(code, t)
-		s.summary = sentences(s.summary, a.means)
-		s.can = append(s.can, a.can...)
+		a := m.advice(decide.ModifyJob, code, t)
+		s.summary = sentences(s.summary, a.Means)
+		s.can = append(s.can, a.Can...)
 	}
 	return s
 }

@@ -17,11 +17,18 @@ limitations under the License.
 package plugin
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-resizer/csi-resizer/pkg/events"
+	resizeroptions "github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/pkg/ownership"
 )
 
@@ -63,82 +70,140 @@ func inTreeSource(pv *v1.PersistentVolume) string {
 // ownerOf says whose resizer handles the claim, with the verdict of
 // ownership.Check, which the resizer itself follows.
 func ownerOf(o *Objects) Owner {
-	pvc := o.Claim
+	pvc, pv := o.Claim, o.Volume
+	owner := Owner{AskedFor: o.Request.Driver}
 	switch {
 	case pvc.Status.Phase != v1.ClaimBound || pvc.Spec.VolumeName == "":
-		return Owner{AskedFor: o.Request.Driver, Why: fmt.Sprintf(
-			"the claim is not bound to a volume (phase %s): no resizer acts on it before it is; binding is the job of the provisioner and the PV controller", phaseOf(pvc))}
+		owner.Why = fmt.Sprintf("the claim is not bound to a volume (phase %s): no resizer acts on it before it is; binding is the job of the provisioner and the PV controller",
+			cmp.Or(string(pvc.Status.Phase), "unset"))
+		return owner
 	case o.VolumeMissing:
-		return Owner{AskedFor: o.Request.Driver, Why: fmt.Sprintf(
-			"the claim's volume %q does not exist (deleted?): no resizer can expand or modify it", pvc.Spec.VolumeName)}
-	}
-	driver := volumeDriver(o.Volume)
-	asked := o.Request.Driver
-	if asked == "" {
-		asked = driver
-	}
-	owner := Owner{Driver: driver, AskedFor: o.Request.Driver}
-	if asked == "" {
-		owner.Why = fmt.Sprintf("the volume is an in-tree %s volume that CSI migration hands to no CSI driver: no CSI resizer handles it", inTreeSource(o.Volume))
+		owner.Why = fmt.Sprintf("the claim's volume %q does not exist (deleted?): no resizer can expand or modify it", pvc.Spec.VolumeName)
 		return owner
 	}
-	verdict, reason := ownership.Check(pvc, o.Volume, asked)
-	switch {
+	driver := volumeDriver(pv)
+	asked := cmp.Or(o.Request.Driver, driver)
+	owner.Driver = driver
+	if asked == "" {
+		owner.Why = fmt.Sprintf("the volume is an in-tree %s volume that CSI migration hands to no CSI driver: no CSI resizer handles it", inTreeSource(pv))
+		return owner
+	}
+	verdict, reason := ownership.Check(pvc, pv, asked)
+	kind := fmt.Sprintf("an in-tree %s volume migrated to CSI driver %s", inTreeSource(pv), asked)
+	if pv.Spec.CSI != nil {
+		kind = "a CSI volume of driver " + asked
+	}
+	switch annotated := pvc.Annotations[ownership.ResizerAnnotation]; {
 	case verdict == ownership.Owned && o.nodeMode():
-		owner.Driver = asked
-		o.nodeWhy(&owner)
+		node, why := o.nodeOwner()
+		owner.Driver, owner.Node, owner.Handled = asked, node, node != ""
+		instances := fmt.Sprintf("%s, whose resizers run with --node-deployment, one per node (node Leases: %d)", kind, len(o.NodeLeases))
+		owner.Why = fmt.Sprintf("%s: %s", instances, why)
+		if node != "" {
+			owner.Why = fmt.Sprintf("%s: the instance on node %s handles the claim, as %s", instances, node, why)
+		}
 	case verdict == ownership.Owned:
 		owner.Driver, owner.Handled = asked, true
-		owner.Why = handledWhy(o.Volume, asked)
+		owner.Why = fmt.Sprintf("%s: the resizer of %s handles the claim", kind, asked)
+	case asked != driver && pv.Spec.CSI != nil:
+		owner.Why = fmt.Sprintf("not handled by the resizer of %s: the volume belongs to CSI driver %s, whose resizer handles the claim", asked, driver)
+	case asked != driver && driver != "":
+		owner.Why = fmt.Sprintf("not handled by the resizer of %s: the volume is an in-tree %s volume, which CSI migration hands to driver %s", asked, inTreeSource(pv), driver)
 	case asked != driver:
-		owner.Why = foreignWhy(o.Volume, asked, driver)
+		owner.Why = fmt.Sprintf("not handled by the resizer of %s: the volume is an in-tree %s volume, which no CSI resizer handles", asked, inTreeSource(pv))
+	case pv.Spec.CSI == nil && annotated != driver:
+		owner.Why = fmt.Sprintf("the volume is an in-tree %s volume and CSI migration is not on for it (annotation %s is %s, not %s): "+
+			"kube-controller-manager's in-tree volume plugin expands it, not a CSI resizer", inTreeSource(pv), ownership.ResizerAnnotation, cmp.Or(annotated, "unset"), driver)
 	default:
-		owner.Why = ignoredWhy(o, driver, reason)
+		owner.Why = fmt.Sprintf("the resizer of %s leaves the claim alone: %s", driver, reason)
 	}
 	return owner
 }
 
-func phaseOf(pvc *v1.PersistentVolumeClaim) string {
-	if pvc.Status.Phase == "" {
-		return "unset"
+// With --node-deployment a driver's resizer runs once per node with no
+// leader Lease, each instance keeping a node Lease (options.NodeLeaseName):
+// the one that handles a claim is that of the node its volume's node
+// affinity pins it to, by ownership.Match, the rule the instances follow.
+
+// namedNodes are the single values of the In expressions of pv's required
+// node affinity, sorted: the nodes it may pin the volume to.
+func namedNodes(pv *v1.PersistentVolume) []string {
+	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
+		return nil
 	}
-	return string(pvc.Status.Phase)
-}
-
-func handledWhy(pv *v1.PersistentVolume, driver string) string {
-	return fmt.Sprintf("%s: the resizer of %s handles the claim", volumeKind(pv, driver), driver)
-}
-
-// volumeKind says what pv is, a volume of driver.
-func volumeKind(pv *v1.PersistentVolume, driver string) string {
-	if pv.Spec.CSI != nil {
-		return "a CSI volume of driver " + driver
-	}
-	return fmt.Sprintf("an in-tree %s volume migrated to CSI driver %s", inTreeSource(pv), driver)
-}
-
-// foreignWhy says that the claim is not asked's but driver's.
-func foreignWhy(pv *v1.PersistentVolume, asked, driver string) string {
-	switch {
-	case pv.Spec.CSI != nil:
-		return fmt.Sprintf("not handled by the resizer of %s: the volume belongs to CSI driver %s, whose resizer handles the claim", asked, driver)
-	case driver != "":
-		return fmt.Sprintf("not handled by the resizer of %s: the volume is an in-tree %s volume, which CSI migration hands to driver %s", asked, inTreeSource(pv), driver)
-	}
-	return fmt.Sprintf("not handled by the resizer of %s: the volume is an in-tree %s volume, which no CSI resizer handles", asked, inTreeSource(pv))
-}
-
-// ignoredWhy says why the resizer of the volume's own driver leaves the
-// claim alone.
-func ignoredWhy(o *Objects, driver, reason string) string {
-	pv, pvc := o.Volume, o.Claim
-	if pv.Spec.CSI == nil && pvc.Annotations[ownership.ResizerAnnotation] != driver {
-		resizer := pvc.Annotations[ownership.ResizerAnnotation]
-		if resizer == "" {
-			resizer = "unset"
+	var names []string
+	for _, term := range pv.Spec.NodeAffinity.Required.NodeSelectorTerms {
+		for _, e := range term.MatchExpressions {
+			if e.Operator == v1.NodeSelectorOpIn && len(slices.Compact(slices.Clone(e.Values))) == 1 {
+				names = append(names, e.Values[0])
+			}
 		}
-		return fmt.Sprintf("the volume is an in-tree %s volume and CSI migration is not on for it (annotation %s is %s, not %s): "+
-			"kube-controller-manager's in-tree volume plugin expands it, not a CSI resizer", inTreeSource(pv), ownership.ResizerAnnotation, resizer, driver)
 	}
-	return fmt.Sprintf("the resizer of %s leaves the claim alone: %s", driver, reason)
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// nodeMode reports whether the resizers run with --node-deployment, as far
+// as explain can tell: no leader Lease, and node Leases.
+func (o *Objects) nodeMode() bool {
+	return len(o.Leases) == 0 && !o.LeaseUnread && len(o.NodeLeases) > 0
+}
+
+// nodeOwner says which node's instance handles the claim of a volume of
+// the driver in node mode: node is "" when none does, and why says why.
+func (o *Objects) nodeOwner() (node, why string) {
+	pv := o.Volume
+	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
+		return "", "the volume has no required node affinity: it is pinned to no node, so no instance handles it"
+	}
+	shared := ""
+	for _, name := range slices.Sorted(maps.Keys(o.Nodes)) {
+		result, why := ownership.Match(pv, ownership.NodeOf(o.Nodes[name]))
+		switch {
+		case result == ownership.Pinned:
+			return name, why
+		case result == ownership.Shared && shared == "":
+			shared = fmt.Sprintf("node %s can use the volume, but not alone: %s", name, why)
+		}
+	}
+	if shared != "" {
+		return "", shared + "; each instance whose node it selects refuses it (warning " + events.ReasonNodeAffinityConflict + "), and none handles it"
+	}
+	found, named := slices.Sorted(maps.Keys(o.Nodes)), namedNodes(pv)
+	which := "node " + strings.Join(found, ", ") + " cannot use it"
+	switch {
+	case len(named) == 0:
+		which = "it names no node"
+	case len(found) == 0:
+		which = "no node is called " + strings.Join(named, " or ")
+	}
+	return "", fmt.Sprintf("its node affinity pins it to no one node that exists (%s): no instance handles it, and each instance whose node it selects refuses it (warning %s)",
+		which, events.ReasonNodeAffinityConflict)
+}
+
+// nodeLease is the Lease of driver's instance on node; nil when there is
+// none.
+func (o *Objects) nodeLease(driver, node string) *coordinationv1.Lease {
+	name := resizeroptions.NodeLeaseName(driver, node)
+	for i := range o.NodeLeases {
+		if o.NodeLeases[i].Name == name {
+			return &o.NodeLeases[i]
+		}
+	}
+	return nil
+}
+
+// resizerLease is the Lease that publishes the settings of the resizer that
+// handles the claim: the leader's, or in node mode its node's instance's.
+func (o *Objects) resizerLease(driver string) *coordinationv1.Lease {
+	switch {
+	case !o.nodeMode():
+		return freshest(o.Leases)
+	case o.Volume == nil:
+		return nil
+	}
+	if node, _ := o.nodeOwner(); node != "" {
+		return o.nodeLease(driver, node)
+	}
+	return nil
 }

@@ -25,9 +25,13 @@ package secrets
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Ref names a Secret. It holds no secret data, so it is safe to log and to put in errors.
@@ -97,11 +101,11 @@ func RefFor(pv *v1.PersistentVolume, pvc *v1.PersistentVolumeClaim, sc *storagev
 		return nil, nil
 	}
 
-	ns, err := resolveNamespace(nsTmpl, pv, pvc)
+	ns, err := resolve(nsTmpl, pv, pvc, true)
 	if err != nil {
 		return nil, fmt.Errorf("StorageClass %q parameter %s: %w", sc.Name, NamespaceParam, err)
 	}
-	name, err := resolveName(nameTmpl, pv, pvc)
+	name, err := resolve(nameTmpl, pv, pvc, false)
 	if err != nil {
 		return nil, fmt.Errorf("StorageClass %q parameter %s: %w", sc.Name, NameParam, err)
 	}
@@ -132,4 +136,120 @@ func ModifyRefFor(pv *v1.PersistentVolume, pvc *v1.PersistentVolumeClaim, sc *st
 		ref.Use = "volume modification"
 	}
 	return ref, err
+}
+
+// Tokens of the external-provisioner's secret templates, written ${<token>} in a template.
+const (
+	tokenPVName        = "pv.name"
+	tokenPVCNamespace  = "pvc.namespace"
+	tokenPVCName       = "pvc.name"
+	tokenAnnotationPre = "pvc.annotations['"
+	tokenAnnotationSuf = "']"
+)
+
+// maxShown bounds how much of a template, token or resolved value an error quotes: a PVC
+// annotation can be hundreds of kilobytes, and errors end up in events.
+const maxShown = 100
+
+// resolve resolves a namespace template (namespace true) or a Secret name template. A
+// namespace template may use only ${pv.name} and ${pvc.namespace}: neither is under the PVC
+// user's control, so a user cannot point the resizer at a Secret in a namespace of their
+// choosing. A name template may also use ${pvc.name} and ${pvc.annotations['<key>']}, which the
+// PVC user controls; that is safe only because the result must be a DNS-1123 subdomain, which
+// rules out "/", ".." and anything else that could reach outside the chosen namespace.
+func resolve(tmpl string, pv *v1.PersistentVolume, pvc *v1.PersistentVolumeClaim, namespace bool) (string, error) {
+	what, valid := "Secret name", validation.IsDNS1123Subdomain
+	if namespace {
+		what, valid = "namespace name", validation.IsDNS1123Label
+	}
+	out, err := expand(tmpl, func(tok string) (string, error) {
+		quoted := quote("${" + tok + "}")
+		key, isAnnotation := annotationKey(tok)
+		switch {
+		case tok == tokenPVName:
+			return pv.Name, nil
+		case namespace && tok != tokenPVCNamespace:
+			return "", fmt.Errorf("token %s is not allowed in a namespace template, which may use only ${%s} and ${%s}",
+				quoted, tokenPVName, tokenPVCNamespace)
+		case tok != tokenPVCNamespace && tok != tokenPVCName && !isAnnotation:
+			return "", fmt.Errorf("unknown token %s: a name template may use ${%s}, ${%s}, ${%s} and ${%s<key>%s}",
+				quoted, tokenPVName, tokenPVCNamespace, tokenPVCName, tokenAnnotationPre, tokenAnnotationSuf)
+		case pvc == nil:
+			return "", fmt.Errorf("token %s needs a PersistentVolumeClaim, and there is none", quoted)
+		case tok == tokenPVCNamespace:
+			return pvc.Namespace, nil
+		case tok == tokenPVCName:
+			return pvc.Name, nil
+		}
+		v, found := pvc.Annotations[key]
+		if !found {
+			return "", fmt.Errorf("token %s: PersistentVolumeClaim %s has no annotation %s",
+				quoted, quote(pvc.Namespace+"/"+pvc.Name), quote(key))
+		}
+		return v, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("template %s: %w", quote(tmpl), err)
+	}
+	if errs := valid(out); len(errs) > 0 {
+		return "", fmt.Errorf("template %s resolved to %s, which is not a valid %s: %s",
+			quote(tmpl), quote(out), what, strings.Join(errs, "; "))
+	}
+	return out, nil
+}
+
+// expand replaces each ${token} of tmpl by lookup(token), in one pass: a value that itself
+// contains "${...}" is copied as is, never expanded again. It is stricter than the
+// external-provisioner's os.Expand, which silently drops an unterminated "${" and reads
+// "$name" as a token: both are errors here, since neither can yield a valid name anyway and
+// a clear message saves the operator a guess.
+func expand(tmpl string, lookup func(token string) (string, error)) (string, error) {
+	var b strings.Builder
+	rest := tmpl
+	for {
+		i := strings.IndexByte(rest, '$')
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		b.WriteString(rest[:i])
+		offset := len(tmpl) - len(rest) + i
+		rest = rest[i+1:]
+		if !strings.HasPrefix(rest, "{") {
+			return "", fmt.Errorf("\"$\" at byte %d does not start a token: tokens are written ${...}", offset)
+		}
+		end := strings.IndexByte(rest, '}')
+		if end < 0 {
+			return "", fmt.Errorf("unterminated token %s at byte %d: missing \"}\"", quote("$"+rest), offset)
+		}
+		v, err := lookup(rest[1:end])
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(v)
+		rest = rest[end+1:]
+	}
+}
+
+// annotationKey returns <key> from the token pvc.annotations['<key>'].
+func annotationKey(tok string) (string, bool) {
+	if len(tok) < len(tokenAnnotationPre)+len(tokenAnnotationSuf) ||
+		!strings.HasPrefix(tok, tokenAnnotationPre) || !strings.HasSuffix(tok, tokenAnnotationSuf) {
+		return "", false
+	}
+	return tok[len(tokenAnnotationPre) : len(tok)-len(tokenAnnotationSuf)], true
+}
+
+// quote returns s in Go quoted form, escaping control and invalid bytes so that an error
+// shows exactly what was written, and cut to maxShown bytes (on a rune boundary) so that a
+// huge annotation cannot flood an event.
+func quote(s string) string {
+	if len(s) <= maxShown {
+		return strconv.Quote(s)
+	}
+	cut := maxShown
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s...(%d bytes)", strconv.Quote(s[:cut]), len(s))
 }

@@ -32,7 +32,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	logsapi "k8s.io/component-base/logs/api/v1"
@@ -42,6 +41,7 @@ import (
 	"github.com/csi-resizer/csi-resizer/internal/kubetest"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
+	"github.com/csi-resizer/csi-resizer/test/testobj"
 )
 
 const (
@@ -244,44 +244,16 @@ func (s *sidecar) returnsWithin(timeout time.Duration) bool {
 	}
 }
 
-// claim builds a bound claim "name" of volume "pv-<name>" that requests
-// request and has capacity.
-func claim(name, request, capacity string) *v1.PersistentVolumeClaim {
-	return &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace, UID: types.UID("uid-" + name)},
-		Spec: v1.PersistentVolumeClaimSpec{
-			VolumeName:  "pv-" + name,
-			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-			Resources:   v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse(request)}},
-		},
-		Status: v1.PersistentVolumeClaimStatus{
-			Phase:    v1.ClaimBound,
-			Capacity: v1.ResourceList{v1.ResourceStorage: resource.MustParse(capacity)},
-		},
-	}
-}
-
-// volume builds the PV of pvc, of size, handled by driver.
-func volume(pvc *v1.PersistentVolumeClaim, size, driver string) *v1.PersistentVolume {
-	return &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: pvc.Spec.VolumeName},
-		Spec: v1.PersistentVolumeSpec{
-			Capacity:    v1.ResourceList{v1.ResourceStorage: resource.MustParse(size)},
-			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-			ClaimRef:    &v1.ObjectReference{Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID},
-			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
-				Driver: driver, VolumeHandle: "vol-" + pvc.Name,
-			}},
-		},
-		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound},
-	}
+// claim is testobj's claim "name" of the volume "pv-<name>" the assertions read.
+func claim(name, request, capacity string, opts ...testobj.ClaimOpt) *v1.PersistentVolumeClaim {
+	return testobj.Claim(testNamespace, name, request, capacity, append([]testobj.ClaimOpt{testobj.VolumeName("pv-" + name)}, opts...)...)
 }
 
 // resizeObjects returns a claim "data" of driver that asks to grow from 1Gi
 // to 2Gi, with its PV.
 func resizeObjects(driver string) []runtime.Object {
 	pvc := claim("data", "2Gi", "1Gi")
-	return []runtime.Object{pvc, volume(pvc, "1Gi", driver)}
+	return []runtime.Object{pvc, testobj.Volume(pvc, driver, "1Gi")}
 }
 
 // getClaim reads a claim from the fake API server.

@@ -38,31 +38,28 @@ type informers struct {
 	pods                     cache.SharedIndexInformer // nil without in-use handling
 	attributeClasses         cache.SharedIndexInformer // nil without volume modification
 	tracker                  *inuse.Tracker
-	node                     cache.SharedIndexInformer // nil without --node-deployment
-	// nodeWatcher knows the instance's Node from node; nil without
-	// --node-deployment.
+	// node and nodeWatcher, which knows the Node from node, are nil
+	// without --node-deployment.
+	node        cache.SharedIndexInformer
 	nodeWatcher *ownership.Watcher
 }
 
 // newInformers builds the informers; pods are watched only when in-use
 // handling is on, through a slim projection. The controller gives the claim
 // and PV informers their projections (package slim); StorageClasses, few
-// and read whole, only lose their managed fields.
-//
-// With --node-deployment, node is the instance's Node as read at start,
-// which is watched alone and read by a ownership.Watcher that knows it
-// from the start; nil otherwise.
+// and read whole, only lose their managed fields. node is the instance's
+// Node as read at start with --node-deployment, nil otherwise.
 func newInformers(client kube.Interface, resync time.Duration, pods, attributeClasses bool, node *v1.Node) (*informers, error) {
 	inf := &informers{
-		claims:  kube.NewPersistentVolumeClaimInformer(client, metav1.NamespaceAll, resync, cache.Indexers{}),
-		volumes: kube.NewPersistentVolumeInformer(client, resync, cache.Indexers{}),
-		classes: kube.NewStorageClassInformer(client, resync, cache.Indexers{}),
+		claims:  kube.NewInformer(client, client.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll), resync, nil),
+		volumes: kube.NewInformer(client, client.CoreV1().PersistentVolumes(), resync, nil),
+		classes: kube.NewInformer(client, client.StorageV1().StorageClasses(), resync, nil),
 	}
 	if err := inf.classes.SetTransform(withoutManagedFields); err != nil {
 		return nil, err
 	}
 	if attributeClasses {
-		inf.attributeClasses = kube.NewVolumeAttributesClassInformer(client, resync, cache.Indexers{})
+		inf.attributeClasses = kube.NewInformer(client, client.StorageV1().VolumeAttributesClasses(), resync, nil)
 		if err := inf.attributeClasses.SetTransform(withoutManagedFields); err != nil {
 			return nil, err
 		}
@@ -97,12 +94,12 @@ func newInformers(client kube.Interface, resync time.Duration, pods, attributeCl
 // yet mounts nothing (inuse.MayMount).
 func podInformer(client kube.Interface, nodeName string) cache.SharedIndexInformer {
 	if nodeName == "" {
-		return kube.NewFilteredPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{}, nil)
+		return kube.NewInformer(client, client.CoreV1().Pods(metav1.NamespaceAll), 0, nil)
 	}
 	onNode := func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", nodeName).String()
 	}
-	return kube.NewFilteredPodInformer(client, metav1.NamespaceAll, 0, cache.Indexers{}, onNode)
+	return kube.NewInformer(client, client.CoreV1().Pods(metav1.NamespaceAll), 0, onNode)
 }
 
 // all lists the informers; those switched off are nil.

@@ -24,7 +24,6 @@ import (
 	"fmt"
 
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/metrics/legacyregistry"
 	// client-go's rest client, cache and work queue metrics; leader.go has
 	// the leader election ones (not clientgo/leaderelection, which would
@@ -105,7 +104,7 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 	switch {
 	case o.LeaderElection:
 		release := o.Features.Enabled(options.ReleaseLeaderElectionOnExit)
-		err = runLeading(ctx, o, cs.leader.CoordinationV1().Leases(leaseNamespace(o)), d.name, published, s.mux, release, work)
+		err = runLeading(ctx, o, cs.leader.CoordinationV1().Leases(o.LeaseNamespace()), d.name, published, s.mux, release, work)
 	case ctrl.node != "":
 		// Every instance works on its node's claims from the start: it is
 		// ready only once its caches have synced, like a leader.
@@ -151,7 +150,11 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *conn
 	if err != nil {
 		return nil, nil, err
 	}
-	pods := podWatchOf(o.HandleVolumeInUseError, d.caps, nameOf(node))
+	nodeName := "" // without --node-deployment
+	if node != nil {
+		nodeName = node.Name
+	}
+	pods := podWatchOf(o.HandleVolumeInUseError, d.caps, nodeName)
 	logger.Info(pods.message(), "driver", d.name, "reason", pods.why)
 	inf, err := newInformers(cs.work, o.ResyncPeriod, pods.watch, modifies, node)
 	if err != nil {
@@ -186,13 +189,29 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *conn
 		stopEvents()
 		return nil, nil, err
 	}
-	return &resizeController{Controller: ctrl, informers: inf, node: nameOf(node)}, stopEvents, nil
+	return &resizeController{Controller: ctrl, informers: inf, node: nodeName}, stopEvents, nil
 }
 
-// nameOf is node's name, "" without --node-deployment (node nil).
-func nameOf(node *v1.Node) string {
-	if node == nil {
-		return ""
+// publishedSettings are the Lease annotations (options.SettingsAnnotation)
+// that publish what explain reasons with, on the leader election and node
+// Leases alike: explain reads the Lease it finds the resizer by, and needs
+// no access to the resizer's pod.
+func publishedSettings(o *options.Options, offlineOnly bool) map[string]string {
+	recovery := options.Specs()[options.RecoverVolumeExpansionFailure].Default
+	annotateFsResize := options.Specs()[options.AnnotateFsResize].Default
+	if o.Features != nil { // nil only in options made by hand
+		recovery = o.Features.Enabled(options.RecoverVolumeExpansionFailure)
+		annotateFsResize = o.Features.Enabled(options.AnnotateFsResize)
 	}
-	return node.Name
+	return options.Published{
+		RetryIntervalStart:     options.Duration(o.RetryIntervalStart),
+		RetryIntervalMax:       options.Duration(o.RetryIntervalMax),
+		Recovery:               recovery,
+		HandleVolumeInUseError: o.HandleVolumeInUseError,
+		ResizeTimeout:          options.Duration(o.ResizeTimeout),
+		ModifyTimeout:          options.Duration(o.ModifyTimeout),
+		NodeDeployment:         o.NodeDeployment,
+		OfflineOnly:            offlineOnly,
+		AnnotateFsResize:       annotateFsResize,
+	}.Annotations()
 }

@@ -26,7 +26,6 @@ import (
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	resizemetrics "github.com/csi-resizer/csi-resizer/pkg/metrics"
 	"github.com/csi-resizer/csi-resizer/pkg/options"
 )
@@ -89,18 +88,13 @@ func (s *server) Leading() bool {
 // controller's caches at each scrape.
 func (s *server) registerClaims(registry k8smetrics.KubeRegistry, d *connectedDriver, ctrl *resizeController) {
 	inf := ctrl.informers
-	resizemetrics.RegisterClaims(registry, resizemetrics.ClaimsConfig{
-		Driver: d.name, Node: inf.nodeWatcher, Claims: inf.claims.GetIndexer(), Volumes: inf.volumes.GetIndexer(),
-		Leader: s, HeldBack: claimsHeldBack(ctrl),
-	})
-}
-
-// claimsHeldBack is the controller's own answer, when it watches pods.
-func claimsHeldBack(ctrl *resizeController) decide.HeldBack {
-	if ctrl.informers.tracker == nil {
-		return nil
+	cfg := resizemetrics.ClaimsConfig{
+		Driver: d.name, Node: inf.nodeWatcher, Claims: inf.claims.GetIndexer(), Volumes: inf.volumes.GetIndexer(), Leader: s,
 	}
-	return ctrl.HeldBackByPods
+	if inf.tracker != nil { // the controller's own answer, when it watches pods
+		cfg.HeldBack = ctrl.HeldBackByPods
+	}
+	resizemetrics.RegisterClaims(registry, cfg)
 }
 
 func (s *server) ready() error {

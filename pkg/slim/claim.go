@@ -56,20 +56,12 @@ type ClaimClasses struct {
 	Modify *v1.ModifyVolumeStatus
 }
 
-func classesOf(pvc *v1.PersistentVolumeClaim) *ClaimClasses {
-	spec, current, modify := pvc.Spec.VolumeAttributesClassName, pvc.Status.CurrentVolumeAttributesClassName, pvc.Status.ModifyVolumeStatus
-	if spec == nil && current == nil && modify == nil {
-		return nil // no allocation for the common case
-	}
-	return &ClaimClasses{Spec: spec, Current: current, Modify: modify}
-}
-
 // DeepCopy returns an independent copy; nil stays nil.
 func (c *ClaimClasses) DeepCopy() *ClaimClasses {
 	if c == nil {
 		return nil
 	}
-	return &ClaimClasses{Spec: copyString(c.Spec), Current: copyString(c.Current), Modify: c.Modify.DeepCopy()}
+	return &ClaimClasses{Spec: clone(c.Spec), Current: clone(c.Current), Modify: c.Modify.DeepCopy()}
 }
 
 var _ runtime.Object = &Claim{}
@@ -87,10 +79,14 @@ func NewClaim(pvc *v1.PersistentVolumeClaim) *Claim {
 		Capacity:         storage(pvc.Status.Capacity),
 		Allocated:        storage(pvc.Status.AllocatedResources),
 		Conditions:       pvc.Status.Conditions,
-		Classes:          classesOf(pvc),
 	}
 	if s, ok := pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage]; ok {
 		c.ResizeStatus = &s
+	}
+	// Claims without classes, the common case, allocate none.
+	spec, current, modify := pvc.Spec.VolumeAttributesClassName, pvc.Status.CurrentVolumeAttributesClassName, pvc.Status.ModifyVolumeStatus
+	if spec != nil || current != nil || modify != nil {
+		c.Classes = &ClaimClasses{Spec: spec, Current: current, Modify: modify}
 	}
 	return c
 }
@@ -101,7 +97,7 @@ func (c *Claim) PVC() *v1.PersistentVolumeClaim {
 		ObjectMeta: c.objectMeta(c.Annotations, nil),
 		Spec: v1.PersistentVolumeClaimSpec{
 			VolumeName:       c.VolumeName,
-			StorageClassName: copyString(c.StorageClassName),
+			StorageClassName: clone(c.StorageClassName),
 			Resources:        v1.VolumeResourceRequirements{Requests: resourceList(c.Request)},
 		},
 		Status: v1.PersistentVolumeClaimStatus{
@@ -130,12 +126,9 @@ var TransformClaim = transform(NewClaim)
 func (c *Claim) DeepCopyObject() runtime.Object {
 	out := *c
 	out.Annotations = slices.Clone(c.Annotations)
-	out.StorageClassName = copyString(c.StorageClassName)
+	out.StorageClassName = clone(c.StorageClassName)
 	out.Request, out.Capacity, out.Allocated = quantity(c.Request), quantity(c.Capacity), quantity(c.Allocated)
-	if c.ResizeStatus != nil {
-		s := *c.ResizeStatus
-		out.ResizeStatus = &s
-	}
+	out.ResizeStatus = clone(c.ResizeStatus)
 	out.Conditions = copyConditions(c.Conditions)
 	out.Classes = c.Classes.DeepCopy()
 	return &out
@@ -169,10 +162,11 @@ func copyConditions(c []v1.PersistentVolumeClaimCondition) []v1.PersistentVolume
 	return out
 }
 
-func copyString(s *string) *string {
-	if s == nil {
+// clone returns a copy of *p, nil when p is nil.
+func clone[T any](p *T) *T {
+	if p == nil {
 		return nil
 	}
-	c := *s
+	c := *p
 	return &c
 }

@@ -15,19 +15,13 @@ limitations under the License.
 */
 
 // Package slim holds the projections of claims and PVs that the resizer's
-// informers cache instead of whole objects: the fields the resizer reads,
-// and nothing else. With ten thousand claims and volumes, the caches are
-// most of the resizer's memory, and most of a decoded object is maps,
-// lists and strings the resizer never looks at.
-//
-// Each projection turns back into a v1 object holding the kept fields, so
-// the code that decides and writes works on the API types. Maps of
-// resources keep only the storage entry: patches built from such an object
-// must touch keys one by one (see statuspatch), never replace a whole map
-// or list the projection does not keep whole.
-//
-// Meta, the identity every projection carries, also serves the pod
-// projection of package inuse.
+// informers cache instead of whole objects: only the fields the resizer
+// reads. With ten thousand claims and volumes the caches are most of its
+// memory, and most of a decoded object is never looked at. Each projection
+// turns back into a v1 object holding the kept fields; maps of resources keep
+// only the storage entry, so patches built from one must touch keys one by
+// one (see statuspatch), never replace a map or list not kept whole. Meta
+// also serves the pod projection of package inuse.
 package slim
 
 import (
@@ -96,4 +90,50 @@ func quantity(q *resource.Quantity) *resource.Quantity {
 	}
 	c := q.DeepCopy()
 	return &c
+}
+
+// Pairs is a small map of strings kept as its keys and values, each key
+// followed by its value. A Go map of a few entries weighs several times
+// more, and annotations are read rarely: once a sync, not once an event.
+type Pairs []string
+
+// PairsOf returns the entries of m but the key drop, nil when none is left.
+// The strings are shared with m.
+func PairsOf(m map[string]string, drop string) Pairs {
+	n := len(m)
+	if _, ok := m[drop]; ok {
+		n--
+	}
+	if n == 0 {
+		return nil
+	}
+	p := make(Pairs, 0, 2*n)
+	for k, v := range m {
+		if k != drop {
+			p = append(p, k, v)
+		}
+	}
+	return p
+}
+
+// Get returns the value of key, "" when absent.
+func (p Pairs) Get(key string) string {
+	for i := 0; i+1 < len(p); i += 2 {
+		if p[i] == key {
+			return p[i+1]
+		}
+	}
+	return ""
+}
+
+// Map returns the entries as a new map, nil when there are none.
+func (p Pairs) Map() map[string]string {
+	if len(p) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(p)/2)
+	for i := 0; i+1 < len(p); i += 2 {
+		m[p[i]] = p[i+1]
+	}
+	return m
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package slim
 
 import (
+	"maps"
 	"testing"
 	"time"
 
@@ -355,5 +356,38 @@ func TestOwnershipOnly(t *testing.T) {
 	keepWhole = true
 	if obj, _ := TransformVolumeKeeping(func(*v1.PersistentVolume) bool { return keepWhole })(pv); obj.(*Volume).Partial || obj.(*Volume).Capacity == nil {
 		t.Errorf("a volume kept whole: %+v", obj)
+	}
+}
+
+func TestPairs(t *testing.T) {
+	tests := []struct {
+		name string
+		in   map[string]string
+		drop string
+		want map[string]string
+	}{
+		{name: "nil", in: nil, want: nil},
+		{name: "only the dropped key", in: map[string]string{LastApplied: "{}"}, drop: LastApplied, want: nil},
+		{name: "dropped key among others", in: map[string]string{LastApplied: "{}", "a": "1", "b": ""}, drop: LastApplied, want: map[string]string{"a": "1", "b": ""}},
+		{name: "nothing dropped", in: map[string]string{"a": "1", "": "empty key"}, drop: LastApplied, want: map[string]string{"a": "1", "": "empty key"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := PairsOf(tc.in, tc.drop)
+			if got := p.Map(); !maps.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+				t.Errorf("Map() = %v, want %v", got, tc.want)
+			}
+			for k, v := range tc.want {
+				if got := p.Get(k); got != v {
+					t.Errorf("Get(%q) = %q, want %q", k, got, v)
+				}
+			}
+			if got := p.Get(tc.drop); got != "" && tc.drop != "" {
+				t.Errorf("Get(dropped %q) = %q, want empty", tc.drop, got)
+			}
+			if got := p.Get("absent"); got != "" {
+				t.Errorf("Get(absent) = %q, want empty", got)
+			}
+		})
 	}
 }

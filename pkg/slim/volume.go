@@ -146,10 +146,10 @@ func (v *Volume) PV() *v1.PersistentVolume {
 		Spec: v1.PersistentVolumeSpec{
 			Capacity:                  resourceList(v.Capacity),
 			AccessModes:               slices.Clone(v.AccessModes),
-			VolumeMode:                copyMode(v.VolumeMode),
+			VolumeMode:                clone(v.VolumeMode),
 			MountOptions:              slices.Clone(v.MountOptions),
 			StorageClassName:          v.StorageClassName,
-			VolumeAttributesClassName: copyString(v.Class),
+			VolumeAttributesClassName: clone(v.Class),
 		},
 	}
 	if v.Bound {
@@ -186,17 +186,9 @@ func (v *Volume) DeepCopyObject() runtime.Object {
 	}
 	out.InTree = v.InTree.DeepCopy()
 	out.AccessModes = slices.Clone(v.AccessModes)
-	out.VolumeMode = copyMode(v.VolumeMode)
+	out.VolumeMode = clone(v.VolumeMode)
 	out.MountOptions = slices.Clone(v.MountOptions)
-	out.Class = copyString(v.Class)
+	out.Class = clone(v.Class)
 	out.NodeAffinity = v.NodeAffinity.DeepCopy()
 	return &out
-}
-
-func copyMode(m *v1.PersistentVolumeMode) *v1.PersistentVolumeMode {
-	if m == nil {
-		return nil
-	}
-	c := *m
-	return &c
 }

@@ -47,13 +47,6 @@ type request struct {
 	At   time.Time
 }
 
-// parseAuditLine returns the request of one audit log line, and whether it
-// is a finished request (stage ResponseComplete) of user.
-func parseAuditLine(line []byte, user string) (request, bool, error) {
-	r, _, ok, err := parseAuditLineOf(line, func(u string) bool { return u == user })
-	return r, ok, err
-}
-
 // objectRef is who made a request and on which object: the namespace and
 // name of the audit event's objectRef (the server fills in the name of a
 // create from its body), empty for requests that name none.
@@ -61,10 +54,10 @@ type objectRef struct {
 	User, Namespace, Name string
 }
 
-// parseAuditLineOf returns the request of one audit log line and its
-// object, and whether it is a finished request (stage ResponseComplete) of
-// a user that keep accepts.
-func parseAuditLineOf(line []byte, keep func(user string) bool) (request, objectRef, bool, error) {
+// parseAuditLine returns the request of one audit log line and its object,
+// and whether it is a finished request (stage ResponseComplete) of a user
+// that keep accepts.
+func parseAuditLine(line []byte, keep func(user string) bool) (request, objectRef, bool, error) {
 	var e framework.AuditEvent
 	if err := json.Unmarshal(line, &e); err != nil {
 		return request{}, objectRef{}, false, err
@@ -72,8 +65,7 @@ func parseAuditLineOf(line []byte, keep func(user string) bool) (request, object
 	if e.Stage != "ResponseComplete" || !keep(e.User.Username) {
 		return request{}, objectRef{}, false, nil
 	}
-	r := request{requestKey: requestKey{Verb: e.Verb}, At: e.StageTimestamp}
-	r.Code = e.ResponseStatus.Code
+	r := request{requestKey: requestKey{Verb: e.Verb}, At: e.StageTimestamp, Code: e.ResponseStatus.Code}
 	ref := objectRef{User: e.User.Username}
 	if o := e.ObjectRef; o.Resource != "" {
 		r.Resource, r.Subresource = o.Resource, o.Subresource

@@ -32,25 +32,18 @@ import (
 // (--audit-log-maxsize): the file is renamed to <name>-<time>.<ext> and a
 // new one begins, so the tail finishes the renamed file before it goes on.
 type auditTail struct {
-	path string
-	keep func(user string) bool
-	// current is the file being read (its identity, whatever its name
-	// now), offset how far.
-	current  os.FileInfo
-	offset   int64
-	requests []request
+	path    string
+	keep    func(user string) bool
+	current os.FileInfo // the file being read (its identity, whatever its name now)
+	offset  int64
 	// refs[i] is the user and object of requests[i].
-	refs []objectRef
+	requests []request
+	refs     []objectRef
 }
 
-// newAuditTail starts at the current end of path: what was logged before
-// is not looked at.
-func newAuditTail(path, user string) (*auditTail, error) {
-	return newAuditTailOf(path, user)
-}
-
-// newAuditTailOf is newAuditTail for the requests of any of users.
-func newAuditTailOf(path string, users ...string) (*auditTail, error) {
+// newAuditTail starts at the current end of path, for the requests of any
+// of users: what was logged before is not looked at.
+func newAuditTail(path string, users ...string) (*auditTail, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -137,7 +130,7 @@ func (t *auditTail) read(f *os.File) error {
 			return err
 		}
 		t.offset += int64(len(line))
-		req, ref, ok, err := parseAuditLineOf(bytes.TrimSpace(line), t.keep)
+		req, ref, ok, err := parseAuditLine(bytes.TrimSpace(line), t.keep)
 		if err != nil {
 			return fmt.Errorf("audit log %s at byte %d: %w", f.Name(), t.offset-int64(len(line)), err)
 		}
@@ -146,4 +139,49 @@ func (t *auditTail) read(f *os.File) error {
 			t.refs = append(t.refs, ref)
 		}
 	}
+}
+
+// forcedClose is the message kube-apiserver's watch cache logs (at V(1))
+// when it drops a watcher that does not take its events fast enough; the
+// client must then start a new watch.
+const forcedClose = "watcher close due to unresponsiveness"
+
+// forcedCloses counts, in a kube-apiserver log, the watches the server
+// closed as unresponsive, by key: "/persistentvolumeclaims/" is a watch of
+// all namespaces (the resizer's), "/persistentvolumeclaims/bench" one of a
+// namespace (the benchmark's own).
+func forcedCloses(path string) (map[string]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]int{}
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 64<<10), 1<<20)
+	for s.Scan() {
+		if key, ok := forcedCloseKey(s.Text()); ok {
+			out[key]++
+		}
+	}
+	return out, s.Err()
+}
+
+// forcedCloseKey returns the storage key of a forced-close log line.
+func forcedCloseKey(line string) (string, bool) {
+	if !strings.Contains(line, forcedClose) {
+		return "", false
+	}
+	_, rest, ok := strings.Cut(line, `key: "`)
+	if !ok {
+		return "unknown", true
+	}
+	key, _, _ := strings.Cut(rest, `"`)
+	return key, true
+}
+
+// allNamespaces reports whether a watch-cache key is a watch of every
+// namespace (or of a cluster-scoped resource): "/<resource>/".
+func allNamespaces(key string) bool {
+	return strings.Count(key, "/") == 2 && strings.HasSuffix(key, "/")
 }

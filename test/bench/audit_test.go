@@ -92,7 +92,7 @@ func TestParseAuditLine(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok, err := parseAuditLine([]byte(tc.line), resizerUser)
+			got, _, ok, err := parseAuditLine([]byte(tc.line), func(u string) bool { return u == resizerUser })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func TestParseAuditLine(t *testing.T) {
 }
 
 func TestParseAuditLineMalformed(t *testing.T) {
-	if _, _, err := parseAuditLine([]byte(`{"stage":`), resizerUser); err == nil {
+	if _, _, _, err := parseAuditLine([]byte(`{"stage":`), func(string) bool { return true }); err == nil {
 		t.Error("a truncated line parsed")
 	}
 }
@@ -269,5 +269,27 @@ func TestAuditTailFollowsRotations(t *testing.T) {
 	}
 	if err := tail.poll(); err == nil {
 		t.Error("a rotated log whose backup is gone was not reported")
+	}
+}
+
+func TestForcedCloses(t *testing.T) {
+	log := `I1123 02:16:09.992085    1008 cache_watcher.go:203] Forcing persistentvolumeclaims watcher close due to unresponsiveness: key: "/persistentvolumeclaims/", labels: "", fields: "". len(c.input) = 22, len(c.result) = 22, graceful = false
+I1123 02:16:10.100000    1008 httplog.go:134] "HTTP" verb="PATCH" URI="/api/v1/namespaces/bench/persistentvolumeclaims/claim-00001/status"
+I1123 02:16:11.992085    1008 cache_watcher.go:203] Forcing persistentvolumeclaims watcher close due to unresponsiveness: key: "/persistentvolumeclaims/bench", labels: "", fields: "". len(c.input) = 10, len(c.result) = 10, graceful = false
+I1123 02:16:12.992085    1008 cache_watcher.go:203] Forcing persistentvolumeclaims watcher close due to unresponsiveness: key: "/persistentvolumeclaims/", labels: "", fields: "". len(c.input) = 22, len(c.result) = 22, graceful = true
+`
+	path := filepath.Join(t.TempDir(), "kube-apiserver.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := forcedCloses(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["/persistentvolumeclaims/"] != 2 || got["/persistentvolumeclaims/bench"] != 1 {
+		t.Errorf("forced closes = %v", got)
+	}
+	if !allNamespaces("/persistentvolumeclaims/") || allNamespaces("/persistentvolumeclaims/bench") || !allNamespaces("/persistentvolumes/") {
+		t.Error("allNamespaces tells the keys apart wrongly")
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -83,6 +84,10 @@ func (s setting) String() string {
 	return fmt.Sprintf("QPS %d / burst %d / %d workers", s.QPS, s.Burst, s.Workers)
 }
 
+// file is the setting's name in a file name, which cannot hold the "/"
+// of QPS/BURST/WORKERS.
+func (s setting) file() string { return strings.ReplaceAll(s.Name, "/", "-") }
+
 // rig is one run's control plane, driver and resizer. Every run gets its
 // own, so that no run's objects weigh on another's caches.
 type rig struct {
@@ -93,19 +98,13 @@ type rig struct {
 	resizerID  framework.Identity
 	kubeconfig string
 	driver     *framework.Driver
-	resizer    *framework.Process
-	httpAddr   string
+	resizer    *instance
 }
 
-// newRig starts etcd, kube-apiserver (with its audit log), applies the
-// resizer's RBAC and starts the CSI mock driver, controller expansion only.
-func newRig(ctx context.Context, cfg *config, name string) (r *rig, err error) {
-	return newRigWith(ctx, cfg, name, framework.DriverOptions{Name: driverName})
-}
-
-// newRigWith is newRig with the driver's options (its Name is driverName);
-// the API server also accepts the tokens of extra.
-func newRigWith(ctx context.Context, cfg *config, name string, driver framework.DriverOptions, extra ...framework.Identity) (r *rig, err error) {
+// newRig starts etcd, kube-apiserver (with its audit log, accepting the
+// tokens of extra too), applies the resizer's RBAC and starts the CSI mock
+// driver with options driver (controller expansion only by default).
+func newRig(ctx context.Context, cfg *config, name string, driver framework.DriverOptions, extra ...framework.Identity) (r *rig, err error) {
 	r = &rig{dir: filepath.Join(cfg.dir, name), tools: cfg.tools,
 		resizerID: framework.ServiceAccount(resizerNamespace, "csi-resizer")}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
@@ -126,8 +125,7 @@ func newRigWith(ctx context.Context, cfg *config, name string, driver framework.
 	if r.kubeconfig, err = r.cluster.WriteKubeconfig("resizer", r.resizerID); err != nil {
 		return r, err
 	}
-	// The benchmark's own client: fast enough that it never is the
-	// bottleneck, and protobuf like the resizer.
+	// The benchmark's own client: never the bottleneck, protobuf like the resizer.
 	admin := rest.CopyConfig(r.cluster.AdminConfig)
 	admin.QPS, admin.Burst = 5000, 10000
 	admin.ContentType = runtime.ContentTypeProtobuf
@@ -135,7 +133,7 @@ func newRigWith(ctx context.Context, cfg *config, name string, driver framework.
 		return r, err
 	}
 	if cfg.apiServer == "" {
-		cfg.apiServer = serverVersion(ctx, r.admin)
+		cfg.apiServer = serverVersion(r.admin)
 	}
 	if err = framework.CreateNamespace(ctx, r.admin, benchNamespace); err != nil {
 		return r, err
@@ -151,24 +149,51 @@ func newRigWith(ctx context.Context, cfg *config, name string, driver framework.
 	return r, nil
 }
 
-// startResizer starts the resizer binary and waits until /readyz says its
+// instance is one resizer process: the rig's own, or one of a fleet.
+type instance struct {
+	// node is the instance's node with --node-deployment, "" for a
+	// resizer of the whole cluster.
+	node string
+	id   framework.Identity
+	proc *framework.Process
+	addr string
+	// started is when the process was started, ready when its /readyz
+	// first answered 200.
+	started, ready time.Time
+}
+
+// startInstance starts in at s on the rig's driver socket, with
+// --node-deployment when in.node is set; name labels its log file.
+func (r *rig) startInstance(in *instance, name, kubeconfig string, s setting, extra []string) (err error) {
+	args := append([]string{"--http-endpoint=" + in.addr}, s.args()...)
+	in.started = time.Now()
+	if in.node == "" {
+		in.proc, err = framework.StartResizer(r.tools, r.dir, name, kubeconfig, r.driver.Socket, append(args, extra...)...)
+		return err
+	}
+	// Without leader election, its node Lease in the namespace of the RBAC.
+	args = append(args, "--"+options.FlagNodeDeployment, "--leader-election=false", "--leader-election-namespace="+resizerNamespace)
+	in.proc, err = framework.StartNodeResizer(r.tools, r.dir, name, in.node, kubeconfig, r.driver.Socket, append(args, extra...)...)
+	return err
+}
+
+// startResizer starts the rig's resizer and waits until /readyz says its
 // caches are synced.
 func (r *rig) startResizer(ctx context.Context, s setting, extra ...string) error {
 	port, err := framework.FreePort()
 	if err != nil {
 		return err
 	}
-	r.httpAddr = "127.0.0.1:" + strconv.Itoa(port)
-	args := append(s.args(), "--http-endpoint="+r.httpAddr)
-	args = append(args, extra...)
-	if r.resizer, err = framework.StartResizer(r.tools, r.dir, "csi-resizer-"+s.Name, r.kubeconfig, r.driver.Socket, args...); err != nil {
+	in := &instance{id: r.resizerID, addr: "127.0.0.1:" + strconv.Itoa(port)}
+	if err := r.startInstance(in, "csi-resizer-"+s.file(), r.kubeconfig, s, extra); err != nil {
 		return err
 	}
+	r.resizer = in
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
-		if r.resizer.Exited() {
-			return false, fmt.Errorf("the resizer exited with code %d; see %s", r.resizer.ExitCode(), r.resizer.Log)
+		if in.proc.Exited() {
+			return false, in.exited("the resizer")
 		}
-		code, _, err := r.get(ctx, "/readyz")
+		code, _, err := framework.HTTPGet(ctx, in.addr, "/readyz")
 		return err == nil && code == http.StatusOK, nil
 	})
 	if err != nil {
@@ -177,7 +202,9 @@ func (r *rig) startResizer(ctx context.Context, s setting, extra ...string) erro
 	return nil
 }
 
-// startIdle starts the resizer and waits until it idles.
+// startIdle starts the resizer and waits until its work queue has been
+// empty for a second: after start-up every claim is queued once, with
+// nothing to do.
 func (r *rig) startIdle(ctx context.Context, s setting, extra ...string) error {
 	if err := r.startResizer(ctx, s, extra...); err != nil {
 		return err
@@ -185,18 +212,13 @@ func (r *rig) startIdle(ctx context.Context, s setting, extra ...string) error {
 	return r.waitIdle(ctx)
 }
 
-// get fetches a path of the resizer's diagnostics endpoint.
-func (r *rig) get(ctx context.Context, path string) (int, []byte, error) {
-	return framework.HTTPGet(ctx, r.httpAddr, path)
-}
+// queueDepth are the labels of the resizer's claim queue depth.
+var queueDepth = map[string]string{"name": driverName + "-pvc"}
 
-// waitIdle waits until the resizer's work queue has been empty for a
-// second: after start-up every claim is queued once, with nothing to do.
 func (r *rig) waitIdle(ctx context.Context) error {
-	queue := map[string]string{"name": driverName + "-pvc"}
 	empty := 0
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
-		v, ok, err := r.metric(ctx, "workqueue_depth", queue)
+		v, ok, err := r.resizer.metric(ctx, "workqueue_depth", queueDepth)
 		if err != nil {
 			return false, err
 		}
@@ -210,19 +232,47 @@ func (r *rig) waitIdle(ctx context.Context) error {
 }
 
 // usage reads the resizer's memory and CPU from /proc.
-func (r *rig) usage() (procUsage, error) {
-	return readUsage(r.resizer.Pid())
+func (in *instance) usage() (procUsage, error) { return readUsage(in.proc.Pid()) }
+
+// metric is the value of the sample of /metrics named name with labels
+// (and maybe others), and whether it is there.
+func (in *instance) metric(ctx context.Context, name string, labels map[string]string) (float64, bool, error) {
+	m, err := framework.ScrapeMetrics(ctx, in.addr)
+	if err != nil {
+		return 0, false, err
+	}
+	v, ok := framework.MetricValue(m, name, labels)
+	return v, ok, nil
 }
 
-// stopResizer stops the resizer with SIGTERM, as the kubelet does.
+// bytesMetric reads a metric that must be there, in bytes.
+func (in *instance) bytesMetric(ctx context.Context, name string) (int64, error) {
+	v, ok, err := in.metric(ctx, name, nil)
+	if err == nil && !ok {
+		err = fmt.Errorf("no %s in /metrics", name)
+	}
+	return int64(v), err
+}
+
+// stop stops the instance with SIGTERM, as the kubelet does, and fails
+// unless it exits with 0; who names it in the error.
+func (in *instance) stop(who string) error {
+	err := in.proc.Stop(30 * time.Second)
+	if err == nil && in.proc.ExitCode() != 0 {
+		err = in.exited(who)
+	}
+	return err
+}
+
+func (in *instance) exited(who string) error {
+	return fmt.Errorf("%s exited with code %d; see %s", who, in.proc.ExitCode(), in.proc.Log)
+}
+
 func (r *rig) stopResizer() error {
 	if r.resizer == nil {
 		return nil
 	}
-	err := r.resizer.Stop(30 * time.Second)
-	if err == nil && r.resizer.ExitCode() != 0 {
-		err = fmt.Errorf("the resizer exited with code %d; see %s", r.resizer.ExitCode(), r.resizer.Log)
-	}
+	err := r.resizer.stop("the resizer")
 	r.resizer = nil
 	return err
 }

@@ -14,12 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command bench measures what the resizer costs (docs/benchmarks.md): throughput,
-// per-claim latency and API requests for N claims grown at once, the same
-// for N claims changing VolumeAttributesClass at once, memory
-// with many objects, the latency of one resize on an idle cluster, and the
-// cost of a /metrics scrape with many claims. It
-// runs the real components of the end-to-end suite (etcd, kube-apiserver
+// Command bench measures what the resizer costs (docs/benchmarks.md):
+// throughput, per-claim latency and API requests for N claims grown at once,
+// the same for N claims changing VolumeAttributesClass at once, memory with
+// many objects, the latency of one resize on an idle cluster, the cost of a
+// /metrics scrape with many claims, and one resizer against one per node.
+// It runs the real components of the end-to-end suite (etcd, kube-apiserver
 // with an audit log, the CSI mock driver and the resizer binary) on this
 // machine; `make bench` builds them. Progress goes to stderr, a markdown
 // report to stdout.
@@ -27,6 +27,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -60,9 +61,9 @@ type config struct {
 	resizerArgs []string
 	svg         string
 	keep        bool
-	// The node-deployment comparison: nodesN claims on nodes nodes, with a
-	// pod each with nodesPods, one resizer at nodesCentral, then one per
-	// node at nodesSetting, each watched idle for nodesIdle.
+	// The node-deployment comparison: nodesN claims on nodes nodes (a pod
+	// each with nodesPods), one resizer at nodesCentral, then one per node
+	// at nodesSetting, each watched idle for nodesIdle.
 	nodes, nodesN              int
 	nodesPods                  bool
 	nodesIdle                  time.Duration
@@ -168,32 +169,14 @@ func run(ctx context.Context, cfg *config) (err error) {
 		return err
 	}
 	start := time.Now()
-	if cfg.modes["throughput"] {
-		for _, s := range cfg.settings {
-			t, err := runThroughput(ctx, cfg, s)
-			if err != nil {
-				return fmt.Errorf("throughput at %s: %w", s, err)
-			}
-			res.Throughput = append(res.Throughput, t)
-		}
+	if res.Throughput, err = perSetting(ctx, cfg, "throughput", runThroughput); err != nil {
+		return err
 	}
-	if cfg.modes["modify"] {
-		for _, s := range cfg.settings {
-			m, err := runModify(ctx, cfg, s)
-			if err != nil {
-				return fmt.Errorf("modify at %s: %w", s, err)
-			}
-			res.Modify = append(res.Modify, m)
-		}
+	if res.Modify, err = perSetting(ctx, cfg, "modify", runModify); err != nil {
+		return err
 	}
-	if cfg.modes["latency"] {
-		for _, s := range cfg.settings {
-			l, err := runLatency(ctx, cfg, s)
-			if err != nil {
-				return fmt.Errorf("latency at %s: %w", s, err)
-			}
-			res.Latency = append(res.Latency, l)
-		}
+	if res.Latency, err = perSetting(ctx, cfg, "latency", runLatency); err != nil {
+		return err
 	}
 	if cfg.modes["memory"] {
 		if res.Memory, err = runMemory(ctx, cfg); err != nil {
@@ -213,7 +196,11 @@ func run(ctx context.Context, cfg *config) (err error) {
 	res.Machine.APIServer = cfg.apiServer
 	say("done in %s", since(start))
 	if cfg.svg != "" && len(res.Throughput) > 0 {
-		if err := writeChart(cfg.svg, throughputChart(res.Throughput)); err != nil {
+		f, err := os.Create(cfg.svg)
+		if err != nil {
+			return err
+		}
+		if err := errors.Join(throughputChart(res.Throughput).writeSVG(f), f.Close()); err != nil {
 			return err
 		}
 		say("plot written to %s", cfg.svg)
@@ -222,16 +209,20 @@ func run(ctx context.Context, cfg *config) (err error) {
 	return nil
 }
 
-func writeChart(path string, c figure) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// perSetting runs mode at each setting, if mode is selected.
+func perSetting[T any](ctx context.Context, cfg *config, mode string, run func(context.Context, *config, setting) (T, error)) ([]T, error) {
+	var out []T
+	for _, s := range cfg.settings {
+		if !cfg.modes[mode] {
+			break
+		}
+		t, err := run(ctx, cfg, s)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", mode, s, err)
+		}
+		out = append(out, t)
 	}
-	if err := c.writeSVG(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return out, nil
 }
 
 // allModes are the parts of the benchmark, in the order they run.
@@ -268,12 +259,11 @@ func parseModes(s string) (map[string]bool, error) {
 	return modes, nil
 }
 
-// centralSetting is the budget of one resizer of the whole cluster equal
-// to that of nodes resizers at perNode: their QPS and burst summed, with
-// 50 workers.
+// centralSetting is the budget of nodes resizers at perNode in one: their
+// QPS and burst summed, with 50 workers.
 func centralSetting(perNode setting, nodes int) setting {
 	qps, burst := perNode.QPS*nodes, perNode.Burst*nodes
-	return setting{Name: fmt.Sprintf("%d/%d/%d", qps, burst, 50), QPS: qps, Burst: burst, Workers: 50}
+	return setting{Name: fmt.Sprintf("%d/%d/50", qps, burst), QPS: qps, Burst: burst, Workers: 50}
 }
 
 // parseCounts reads -scrape-n: positive counts, comma-separated, each above

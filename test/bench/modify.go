@@ -18,15 +18,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -34,15 +32,14 @@ import (
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
-// The VolumeAttributesClasses of the modify run: every claim starts in
-// modifyFrom and is switched to modifyTo.
+// The VolumeAttributesClasses of the modify run, with the mutable
+// parameters the driver receives: every claim starts in modifyFrom and is
+// switched to modifyTo.
 const (
 	modifyFrom = "bench-standard"
 	modifyTo   = "bench-fast"
 )
 
-// modifyClasses are the classes' parameters, the mutable parameters the
-// driver receives.
 var modifyClasses = map[string]map[string]string{
 	modifyFrom: {"iops": "3000", "throughput": "125"},
 	modifyTo:   {"iops": "16000", "throughput": "1000"},
@@ -53,12 +50,9 @@ var modifyClasses = map[string]map[string]string{
 // the claim's final status.
 const modifyWrites = 3.0
 
-// modifyResult is one run of N claims changing class at once. The
-// embedded fields mean what they mean for a resize, a modification in
-// place of a resize: Wall runs from the first class change sent to the
-// last claim seen at its new class, GrowSpan is how long sending every
-// change took, DriverCalls counts ControllerModifyVolume, Errors the
-// claims seen with ModifyVolumeError.
+// modifyResult is one run of N claims changing class at once: Wall runs
+// to the last claim seen at its new class, DriverCalls counts
+// ControllerModifyVolume, Errors the claims seen with ModifyVolumeError.
 type modifyResult struct {
 	throughputResult
 	From, To string
@@ -71,15 +65,13 @@ type modifyResult struct {
 // status.currentVolumeAttributesClassName is target, no modifyVolumeStatus
 // and no modify condition left.
 func isModified(pvc *v1.PersistentVolumeClaim, target string) bool {
-	return ptr.Deref(pvc.Status.CurrentVolumeAttributesClassName, "") == target &&
-		pvc.Status.ModifyVolumeStatus == nil &&
-		!hasCondition(pvc, v1.PersistentVolumeClaimVolumeModifyingVolume) &&
-		!hasCondition(pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError)
+	return framework.CurrentAttributesClass(pvc) == target && pvc.Status.ModifyVolumeStatus == nil &&
+		!framework.HasCondition(pvc, v1.PersistentVolumeClaimVolumeModifyingVolume) && !modifyErrored(pvc)
 }
 
 // modifyErrored reports whether the claim records a failed modification.
 func modifyErrored(pvc *v1.PersistentVolumeClaim) bool {
-	return hasCondition(pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError)
+	return framework.HasCondition(pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError)
 }
 
 // wrongParameters counts the calls whose mutable parameters are not want.
@@ -93,61 +85,33 @@ func wrongParameters(calls []framework.Call, want map[string]string) int {
 	return n
 }
 
-// classPatch is the JSON merge patch that sets section.field (such as
-// spec.volumeAttributesClassName) to value.
-func classPatch(section, field, value string) []byte {
-	b, _ := json.Marshal(map[string]map[string]string{section: {field: value}})
-	return b
-}
-
-// runModify switches cfg.modifyN bound claims from modifyFrom to modifyTo at
-// once and measures the resizer until every claim is at its new class and
-// every event written. The driver advertises MODIFY_VOLUME and expands
-// nothing here.
+// runModify switches cfg.modifyN bound claims, provisioned in modifyFrom,
+// to modifyTo at once and measures the resizer until every claim is at its
+// new class and every event written. The driver advertises MODIFY_VOLUME
+// and expands nothing here.
 func runModify(ctx context.Context, cfg *config, s setting) (*modifyResult, error) {
-	res := &modifyResult{From: modifyFrom, To: modifyTo}
-	if err := runBatch(ctx, cfg, s, modifyBatch(cfg, s, res), &res.throughputResult); err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// modifyBatch switches cfg.modifyN claims, put in modifyFrom first, to
-// modifyTo, checking the driver's calls and the PVs into res.
-func modifyBatch(cfg *config, s setting, res *modifyResult) batch {
 	n := cfg.modifyN
-	patch := classPatch("spec", "volumeAttributesClassName", modifyTo)
-	return batch{
+	res := &modifyResult{From: modifyFrom, To: modifyTo}
+	return res, runBatch(ctx, cfg, s, &res.throughputResult, batch{
 		mode: "modify", header: fmt.Sprintf("modify: %d claims from class %s to %s at %s", n, modifyFrom, modifyTo, s), n: n,
 		driver: framework.DriverOptions{Modify: true},
-		sent:   "class changes", done: "modified", unit: "modifies",
+		sent:   "class changes", done: "modified", unit: "modifies", class: modifyFrom,
 		setup: func(ctx context.Context, r *rig) error {
-			if err := createClasses(ctx, r.admin); err != nil {
-				return err
+			for _, name := range slices.Sorted(maps.Keys(modifyClasses)) {
+				if err := framework.CreateAttributesClass(ctx, r.admin, name, driverName, modifyClasses[name]); err != nil {
+					return err
+				}
 			}
-			return classPairs(ctx, r.admin, n, modifyFrom, cfg.creators)
+			return nil
 		},
 		watch: func(ctx context.Context, c kubernetes.Interface) (*claimWatch, error) {
 			return watchClaimsUntil(ctx, c, func(pvc *v1.PersistentVolumeClaim) bool { return isModified(pvc, modifyTo) }, modifyErrored)
 		},
 		send: func(ctx context.Context, r *rig, claim string) error {
-			_, err := r.admin.CoreV1().PersistentVolumeClaims(benchNamespace).Patch(ctx, claim, types.MergePatchType, patch, metav1.PatchOptions{})
-			return err
+			return framework.SetAttributesClass(ctx, r.admin, benchNamespace, claim, modifyTo)
 		},
 		calls: res.readCalls,
-	}
-}
-
-// createClasses creates the VolumeAttributesClasses of modifyClasses.
-func createClasses(ctx context.Context, c kubernetes.Interface) error {
-	for _, name := range slices.Sorted(maps.Keys(modifyClasses)) {
-		if _, err := c.StorageV1().VolumeAttributesClasses().Create(ctx, &storagev1.VolumeAttributesClass{
-			ObjectMeta: metav1.ObjectMeta{Name: name}, DriverName: driverName, Parameters: modifyClasses[name],
-		}, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create VolumeAttributesClass %s: %w", name, err)
-		}
-	}
-	return nil
+	})
 }
 
 // readCalls reads the driver's ControllerModifyVolume calls, checks that
@@ -160,45 +124,16 @@ func (res *modifyResult) readCalls(ctx context.Context, r *rig) ([]framework.Cal
 	if bad := wrongParameters(calls, modifyClasses[modifyTo]); bad > 0 {
 		return nil, fmt.Errorf("%d of %d ControllerModifyVolume calls did not carry the parameters of class %s", bad, len(calls), modifyTo)
 	}
-	res.PVsAtTarget, err = pvsOfClass(ctx, r.admin, modifyTo)
-	return calls, err
-}
-
-// classPairs puts the n bound pairs of createPairs in class, as if they
-// had been provisioned with it: the PV's spec, the claim's status, then the
-// claim's spec (3 admin patches a pair, before the resizer starts).
-func classPairs(ctx context.Context, c kubernetes.Interface, n int, class string, goroutines int) error {
-	pvPatch := classPatch("spec", "volumeAttributesClassName", class)
-	statusPatch := classPatch("status", "currentVolumeAttributesClassName", class)
-	return framework.Parallel(ctx, n, goroutines, func(ctx context.Context, i int) error {
-		v := framework.Volume{Namespace: benchNamespace, Claim: claimName(i)}
-		if _, err := c.CoreV1().PersistentVolumes().Patch(ctx, v.PVName(), types.MergePatchType, pvPatch, metav1.PatchOptions{}); err != nil {
-			return fmt.Errorf("set the class of PV %s: %w", v.PVName(), err)
-		}
-		claims := c.CoreV1().PersistentVolumeClaims(benchNamespace)
-		if _, err := claims.Patch(ctx, v.Claim, types.MergePatchType, statusPatch, metav1.PatchOptions{}, "status"); err != nil {
-			return fmt.Errorf("set the current class of claim %s: %w", v.Claim, err)
-		}
-		if _, err := claims.Patch(ctx, v.Claim, types.MergePatchType, pvPatch, metav1.PatchOptions{}); err != nil {
-			return fmt.Errorf("set the class of claim %s: %w", v.Claim, err)
-		}
-		return nil
-	}, progress("pairs in class "+class, n))
-}
-
-// pvsOfClass counts the PVs whose spec.volumeAttributesClassName is class.
-func pvsOfClass(ctx context.Context, c kubernetes.Interface, class string) (int, error) {
-	pvs, err := c.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+	pvs, err := r.admin.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
 	for _, pv := range pvs.Items {
-		if ptr.Deref(pv.Spec.VolumeAttributesClassName, "") == class {
-			n++
+		if ptr.Deref(pv.Spec.VolumeAttributesClassName, "") == modifyTo {
+			res.PVsAtTarget++
 		}
 	}
-	return n, nil
+	return calls, nil
 }
 
 // modifyKinds are the rows of the writes-per-modify breakdown, in order.
@@ -219,4 +154,57 @@ func otherWrites(t tally) int {
 		n -= t.ByKey[k.Key]
 	}
 	return n
+}
+
+func (r *results) modifyTables(p func(string, ...any)) {
+	m0 := r.Modify[0]
+	var runs []*throughputResult
+	for _, m := range r.Modify {
+		runs = append(runs, &m.throughputResult)
+	}
+	p("### Modify: N claims change VolumeAttributesClass at once\n")
+	p("Every claim starts in class `%s` (PV spec, claim spec and status) and its spec is switched to `%s`; the driver advertises MODIFY_VOLUME and answers at once. A claim is finished when it shows currentVolumeAttributesClassName = `%s`, no modifyVolumeStatus and no modify condition.\n", m0.From, m0.To, m0.To)
+	batchTable(p, runs, "Modifies", "modify", "modifies", " PVs at the new class |", func(i int) string {
+		return fmt.Sprintf(" %d of %d |", r.Modify[i].PVsAtTarget, r.Modify[i].N)
+	})
+	p("The token-bucket floor is (N × %.0f writes − burst) ÷ QPS: no resizer making %.0f writes a modification can finish sooner. Writes per modification by kind (the floor is %.0f: the intent, the PV, the final claim status):\n", modifyWrites, modifyWrites, modifyWrites)
+	header, sep := "| Setting |", "|---|"
+	for _, k := range modifyKinds {
+		header += fmt.Sprintf(" %s/modify (`%s`) |", strings.ToUpper(k.Label[:1])+k.Label[1:], k.Key)
+		sep += "---|"
+	}
+	p("%s Other writes/modify | Writes/modify, events excluded |\n%s---|---|", header, sep)
+	for _, m := range r.Modify {
+		row := fmt.Sprintf("| %s |", m.Setting)
+		for _, k := range modifyKinds {
+			row += fmt.Sprintf(" %.2f |", float64(m.Requests.ByKey[k.Key])/float64(m.N))
+		}
+		p("%s %.2f | %.2f |", row, float64(otherWrites(m.Requests))/float64(m.N), m.perResize(classWrite))
+	}
+	p("")
+	batchDetails(p, runs, "", "class changes", "modified", "ModifyVolumeError", "modify", "changes", "ControllerModifyVolume calls")
+}
+
+// modifyTargets are the checks of the modify runs: the floor of writes, no
+// GET of what the informers hold, every PV at the class its claim reports,
+// and at the default budget a rate that only the budget limits.
+func (r *results) modifyTargets(add func(met bool, measured, goal string, args ...any)) {
+	for _, m := range r.Modify {
+		writesTarget(add, &m.throughputResult, "modify", modifyWrites)
+	}
+	for _, m := range r.Modify {
+		heldGetsTarget(add, &m.throughputResult, "PVCs, PVs, StorageClasses, VolumeAttributesClasses or pods", "modify at "+m.Setting.Name)
+	}
+	for _, m := range r.Modify {
+		add(m.PVsAtTarget == m.N && m.DriverCalls == m.N && m.Volumes == m.N,
+			fmt.Sprintf("%d of %d PVs at class %s; %d ControllerModifyVolume calls for %d volumes", m.PVsAtTarget, m.N, m.To, m.DriverCalls, m.Volumes),
+			"Every PV at its claim's new class, one driver call per volume, modify at %s", m.Setting.Name)
+	}
+	for _, m := range r.Modify {
+		if m.Setting.Name == "default" {
+			want := targetRateShare * float64(m.Setting.QPS) / modifyWrites
+			add(m.rate() >= want, fmt.Sprintf("%.3f modifies/s (%s for %d)", m.rate(), seconds(m.Wall), m.N),
+				"Modify throughput at defaults ≥ %.2f × (%d QPS ÷ %.0f writes) = %.3f modifies/s", targetRateShare, m.Setting.QPS, modifyWrites, want)
+		}
+	}
 }

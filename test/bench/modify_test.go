@@ -67,15 +67,6 @@ func TestIsModified(t *testing.T) {
 	}
 }
 
-func TestClassPatch(t *testing.T) {
-	if got := string(classPatch("spec", "volumeAttributesClassName", "bench-fast")); got != `{"spec":{"volumeAttributesClassName":"bench-fast"}}` {
-		t.Errorf("classPatch = %s", got)
-	}
-	if got := string(classPatch("status", "currentVolumeAttributesClassName", "a\"b")); got != `{"status":{"currentVolumeAttributesClassName":"a\"b"}}` {
-		t.Errorf("classPatch = %s", got)
-	}
-}
-
 func TestWrongParameters(t *testing.T) {
 	want := map[string]string{"iops": "16000"}
 	calls := []framework.Call{

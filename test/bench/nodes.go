@@ -29,19 +29,15 @@ import (
 // cluster, then by one --node-deployment resizer per node, on the same
 // control plane and objects.
 
-// nodesResult is the comparison.
+// nodesResult is the comparison: Creators goroutines sent the grows, Create
+// is how long creating the objects took, Baseline the control plane idle
+// with no resizer (the benchmark's claim watch open), with BaselineWatches.
 type nodesResult struct {
-	N, Nodes, Pods int
-	// Creators are the goroutines that sent the grows.
-	Creators int
-	// Create is how long creating the objects took.
-	Create time.Duration
-	// Baseline is the control plane idle with no resizer (the benchmark's
-	// claim watch open), over BaselineWindow.
-	Baseline phase
-	// BaselineWatches are the watches open then.
-	BaselineWatches  int
-	Central, PerNode *nodesScenario
+	N, Nodes, Pods, Creators int
+	Create                   time.Duration
+	Baseline                 phase
+	BaselineWatches          int
+	Central, PerNode         *nodesScenario
 }
 
 // nodesScenario is one way of running the resizers.
@@ -49,43 +45,35 @@ type nodesScenario struct {
 	Label     string
 	Setting   setting
 	Instances int
-	// Target is the size every claim is grown to.
-	Target string
+	Target    string // the size every claim is grown to
 	// Startup runs from the start of the processes until every one is
 	// ready with an empty queue; Wave from the first grow sent until the
 	// last claim was seen finished; Idle over the idle window after the
 	// wave's events were written.
 	Startup, Wave, Idle phase
-	// Ready are the instances' times from start to /readyz.
-	Ready summary
+	Ready               summary // the instances' times from start to /readyz
 	// Watches are the watches the resizers opened (the API server's count
-	// once they were ready, less the count before they started); Added
-	// describes them by resource. IdleWatches is the same at the end of
-	// the idle window.
+	// once they were ready less the count before), Added them by resource,
+	// IdleWatches the same at the end of the idle window.
 	Watches, IdleWatches int
 	Added                string
-	// RSS, Anon, Peak and PSS are each instance's at the end of the idle
-	// window.
+	// Each instance's, and the API server's VmRSS, at the end of the idle window.
 	RSS, Anon, Peak, PSS []int64
-	// APIServerRSS is the API server's VmRSS at the end of the idle window.
-	APIServerRSS int64
-	GrowSpan     time.Duration
-	Latency      summary
+	APIServerRSS         int64
+	GrowSpan             time.Duration
+	Latency              summary
 	// Requests are the instances' requests over their whole life;
-	// IdleRequests those of the idle window.
+	// IdleRequests those of the idle window [idleFrom, idleTo].
 	Requests, IdleRequests tally
 	// DriverCalls are the ControllerExpandVolume calls to Target; Volumes
 	// the distinct volumes among them.
-	DriverCalls, Volumes int
-	Errors               int
-	// Ownership is the check of the per-node instances' writes; nil for
-	// the central resizer.
-	Ownership *ownership
-	// Leases are the fresh node Leases of the driver at the end of the
-	// idle window (renewed within their duration).
-	Leases       int
-	ForcedCloses int
-	// idleFrom and idleTo bound the idle window.
+	DriverCalls, Volumes, Errors int
+	// Ownership checks the per-node instances' writes; nil for the central
+	// resizer. Leases are the driver's node Leases fresh (renewed within
+	// their duration) at the end of the idle window.
+	Ownership        *ownership
+	Leases           int
+	ForcedCloses     int
 	idleFrom, idleTo time.Time
 }
 
@@ -99,14 +87,12 @@ func (s *nodesScenario) floor(n int) time.Duration {
 
 // nodesRun is the comparison being run.
 type nodesRun struct {
-	cfg *config
-	r   *rig
-	// apiserver and etcd are the pids of the rig's kube-apiserver and etcd.
-	apiserver, etcd int
+	cfg             *config
+	r               *rig
+	apiserver, etcd int // pids
 	nodes           []string
-	// ids are the identities of the nodes' resizers.
-	ids []framework.Identity
-	res *nodesResult
+	ids             []framework.Identity // of the nodes' resizers
+	res             *nodesResult
 }
 
 // runNodes creates the nodes, claims and PVs (and pods), measures the
@@ -120,7 +106,7 @@ func runNodes(ctx context.Context, cfg *config) (*nodesResult, error) {
 		n.ids = append(n.ids, nodeResizer(nodeName(i)))
 	}
 	var err error
-	if n.r, err = newRigWith(ctx, cfg, "nodes", framework.DriverOptions{Name: driverName}, n.ids...); err != nil {
+	if n.r, err = newRig(ctx, cfg, "nodes", framework.DriverOptions{}, n.ids...); err != nil {
 		return nil, err
 	}
 	defer n.r.close()
@@ -137,9 +123,7 @@ func runNodes(ctx context.Context, cfg *config) (*nodesResult, error) {
 		return nil, err
 	}
 	central := &nodesScenario{Label: "one resizer", Setting: cfg.nodesCentral, Instances: 1, Target: "2Gi"}
-	err = n.scenario(ctx, central, w, []string{n.r.resizerID.User}, func() (*fleet, error) {
-		return startCentral(n.r, cfg.nodesCentral, cfg.resizerArgs)
-	})
+	err = n.scenario(ctx, central, w, nil, []framework.Identity{n.r.resizerID})
 	w.close()
 	if err != nil {
 		return nil, fmt.Errorf("one resizer: %w", err)
@@ -150,13 +134,7 @@ func runNodes(ctx context.Context, cfg *config) (*nodesResult, error) {
 	}
 	defer w.close()
 	perNode := &nodesScenario{Label: fmt.Sprintf("one per node (%d)", cfg.nodes), Setting: cfg.nodesSetting, Instances: cfg.nodes, Target: "3Gi"}
-	var users []string
-	for _, id := range n.ids {
-		users = append(users, id.User)
-	}
-	err = n.scenario(ctx, perNode, w, users, func() (*fleet, error) {
-		return startPerNode(n.r, cfg.nodesSetting, n.nodes, n.ids, cfg.resizerArgs)
-	})
+	err = n.scenario(ctx, perNode, w, n.nodes, n.ids)
 	n.res.PerNode = perNode
 	if err != nil {
 		return nil, fmt.Errorf("one resizer per node: %w", err)
@@ -182,7 +160,10 @@ func (n *nodesRun) create(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := createPinnedPairs(ctx, n.r.admin, n.cfg.nodesN, n.cfg.nodes, "1Gi", handles, n.cfg.creators); err != nil {
+	err = createPairs(ctx, n.r.admin, n.cfg.nodesN, n.cfg.creators, "bound PVC+PV pairs pinned to their node", func(i int) framework.Volume {
+		return pinnedVolume(i, "1Gi", handles[i], nodeOfClaim(i, n.cfg.nodes))
+	})
+	if err != nil {
 		return err
 	}
 	if n.cfg.nodesPods {
@@ -197,24 +178,25 @@ func (n *nodesRun) create(ctx context.Context) error {
 	return nil
 }
 
-// baselineWindow is how long the control plane is watched idle before any
-// resizer runs.
-func (n *nodesRun) baselineWindow() time.Duration { return min(n.cfg.nodesIdle, 20*time.Second) }
-
-// baseline measures the control plane idle with no resizer.
+// baseline measures the control plane idle with no resizer, for at most 20s.
 func (n *nodesRun) baseline(ctx context.Context) error {
-	a, err := n.takeSample(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := sleep(ctx, n.baselineWindow()); err != nil {
-		return err
-	}
-	b, err := n.takeSample(ctx, nil)
+	a, b, err := n.around(ctx, nil, func() error { return sleep(ctx, min(n.cfg.nodesIdle, 20*time.Second)) })
 	if err != nil {
 		return err
 	}
 	n.res.Baseline, n.res.BaselineWatches = phaseBetween(a, b, n.cfg.nproc), b.Figures.Watches
 	say("  idle control plane, no resizer: kube-apiserver %s CPU in %s, %d watches open", seconds(n.res.Baseline.APIServer), n.res.Baseline.Wall.Round(time.Second), b.Figures.Watches)
 	return nil
+}
+
+// around samples before and after do.
+func (n *nodesRun) around(ctx context.Context, f *fleet, do func() error) (a, b sample, err error) {
+	if a, err = n.takeSample(ctx, f); err != nil {
+		return a, b, err
+	}
+	if err = do(); err != nil {
+		return a, b, err
+	}
+	b, err = n.takeSample(ctx, f)
+	return a, b, err
 }

@@ -20,29 +20,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/csi-resizer/csi-resizer/pkg/options"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
-
-// instance is one resizer process of a fleet.
-type instance struct {
-	// node is the instance's node with --node-deployment, "" for a
-	// resizer of the whole cluster.
-	node string
-	id   framework.Identity
-	proc *framework.Process
-	addr string
-	// started is when the process was started, ready when its /readyz
-	// first answered 200.
-	started, ready time.Time
-}
 
 // fleet is the resizers of one scenario: one for the whole cluster, or one
 // per node.
@@ -50,35 +33,15 @@ type fleet struct {
 	instances []*instance
 }
 
-// startCentral starts one resizer of the whole cluster with the rig's
-// identity, at s.
-func startCentral(r *rig, s setting, extra []string) (*fleet, error) {
-	in := &instance{id: r.resizerID}
-	port, err := framework.FreePort()
-	if err != nil {
-		return nil, err
-	}
-	in.addr = "127.0.0.1:" + strconv.Itoa(port)
-	args := append(s.args(), "--http-endpoint="+in.addr)
-	in.started = time.Now()
-	if in.proc, err = framework.StartResizer(r.tools, r.dir, "csi-resizer-central", r.kubeconfig, r.driver.Socket, append(args, extra...)...); err != nil {
-		return nil, err
-	}
-	return &fleet{instances: []*instance{in}}, nil
-}
-
-// nodeArgs are the flags of the resizer on a node: --node-deployment,
-// without leader election, its node Lease in the namespace of the
-// resizer's RBAC.
-func nodeArgs() []string {
-	return []string{"--" + options.FlagNodeDeployment, "--leader-election=false", "--leader-election-namespace=" + resizerNamespace}
-}
-
-// startPerNode starts one resizer per node of nodes, all at once as a
+// startFleet starts, at s, one resizer of the whole cluster with identity
+// ids[0] when nodes is nil, else one per node of nodes, all at once as a
 // DaemonSet's pods start, the i-th with identity ids[i] (whose token the
-// API server knows), its own kubeconfig and NODE_NAME, at s; all use the
-// rig's driver socket.
-func startPerNode(r *rig, s setting, nodes []string, ids []framework.Identity, extra []string) (*fleet, error) {
+// API server knows), its own kubeconfig and NODE_NAME; all use the rig's
+// driver socket.
+func startFleet(r *rig, s setting, nodes []string, ids []framework.Identity, extra []string) (*fleet, error) {
+	if nodes == nil {
+		nodes = []string{""}
+	}
 	ports, err := framework.FreePorts(len(nodes))
 	if err != nil {
 		return nil, err
@@ -86,14 +49,15 @@ func startPerNode(r *rig, s setting, nodes []string, ids []framework.Identity, e
 	f := &fleet{}
 	for i, node := range nodes {
 		in := &instance{node: node, id: ids[i], addr: "127.0.0.1:" + strconv.Itoa(ports[i])}
-		kubeconfig, err := r.cluster.WriteKubeconfig("resizer-"+node, in.id)
-		if err != nil {
-			f.kill()
-			return nil, err
+		name, kubeconfig := "csi-resizer-central", r.kubeconfig
+		if node != "" {
+			name = "csi-resizer-" + node
+			kubeconfig, err = r.cluster.WriteKubeconfig("resizer-"+node, in.id)
 		}
-		args := append(append(append([]string{"--http-endpoint=" + in.addr}, s.args()...), nodeArgs()...), extra...)
-		in.started = time.Now()
-		if in.proc, err = framework.StartNodeResizer(r.tools, r.dir, "csi-resizer-"+node, node, kubeconfig, r.driver.Socket, args...); err != nil {
+		if err == nil {
+			err = r.startInstance(in, name, kubeconfig, s, extra)
+		}
+		if err != nil {
 			f.kill()
 			return nil, err
 		}
@@ -108,48 +72,50 @@ func startPerNode(r *rig, s setting, nodes []string, ids []framework.Identity, e
 func (f *fleet) waitReady(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	pending := slices.Clone(f.instances)
-	for len(pending) > 0 {
-		var left []*instance
-		for _, in := range pending {
-			if in.proc.Exited() {
-				return fmt.Errorf("the resizer of %s exited with code %d; see %s", in.name(), in.proc.ExitCode(), in.proc.Log)
-			}
-			code, _, err := framework.HTTPGet(ctx, in.addr, "/readyz")
-			if err == nil && code == http.StatusOK {
-				in.ready = time.Now()
-				continue
-			}
-			left = append(left, in)
+	err := f.untilAll(ctx, 200*time.Millisecond, "not ready", func(in *instance) (bool, error) {
+		if in.proc.Exited() {
+			return false, in.exited("the resizer of " + in.name())
 		}
-		if pending = left; len(pending) > 0 {
-			if err := sleep(ctx, 200*time.Millisecond); err != nil {
-				return fmt.Errorf("%d of %d resizers not ready: %w", len(pending), len(f.instances), err)
-			}
+		code, _, err := framework.HTTPGet(ctx, in.addr, "/readyz")
+		if err == nil && code == http.StatusOK {
+			in.ready = time.Now()
 		}
+		return err == nil && code == http.StatusOK, nil
+	})
+	if err != nil {
+		return err
 	}
-	queue := map[string]string{"name": driverName + "-pvc"}
 	empty := map[*instance]int{}
-	pending = slices.Clone(f.instances)
-	for len(pending) > 0 {
+	return f.untilAll(ctx, time.Second, "still busy", func(in *instance) (bool, error) {
+		v, ok, err := in.metric(ctx, "workqueue_depth", queueDepth)
+		if err != nil {
+			return false, fmt.Errorf("resizer of %s: %w", in.name(), err)
+		}
+		if ok && v == 0 {
+			empty[in]++
+		} else {
+			empty[in] = 0
+		}
+		return empty[in] >= 2, nil
+	})
+}
+
+// untilAll checks the instances every pause until check says each is done.
+func (f *fleet) untilAll(ctx context.Context, pause time.Duration, what string, check func(*instance) (bool, error)) error {
+	for pending := f.instances; len(pending) > 0; {
 		var left []*instance
 		for _, in := range pending {
-			v, ok, err := metricAt(ctx, in.addr, "workqueue_depth", queue)
+			done, err := check(in)
 			if err != nil {
-				return fmt.Errorf("resizer of %s: %w", in.name(), err)
+				return err
 			}
-			if ok && v == 0 {
-				empty[in]++
-			} else {
-				empty[in] = 0
-			}
-			if empty[in] < 2 {
+			if !done {
 				left = append(left, in)
 			}
 		}
 		if pending = left; len(pending) > 0 {
-			if err := sleep(ctx, time.Second); err != nil {
-				return fmt.Errorf("%d of %d resizers still busy: %w", len(pending), len(f.instances), err)
+			if err := sleep(ctx, pause); err != nil {
+				return fmt.Errorf("%d of %d resizers %s: %w", len(pending), len(f.instances), what, err)
 			}
 		}
 	}
@@ -165,14 +131,12 @@ func (f *fleet) readyTimes() []time.Duration {
 	return out
 }
 
-// usage reads every instance's memory and CPU, and its proportional set
-// size (PSS: the pages it shares, such as the binary's, divided among the
-// processes that map them).
+// usage reads every instance's memory and CPU, and its PSS.
 func (f *fleet) usage() ([]procUsage, []int64, error) {
 	var us []procUsage
 	var pss []int64
 	for _, in := range f.instances {
-		u, err := readUsage(in.proc.Pid())
+		u, err := in.usage()
 		if err != nil {
 			return nil, nil, fmt.Errorf("resizer of %s: %w", in.name(), err)
 		}
@@ -189,13 +153,9 @@ func (f *fleet) usage() ([]procUsage, []int64, error) {
 func (f *fleet) cpu() (time.Duration, error) {
 	var sum time.Duration
 	for _, in := range f.instances {
-		text, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", in.proc.Pid()))
+		c, err := processCPU(in.proc.Pid())
 		if err != nil {
 			return 0, fmt.Errorf("resizer of %s: %w", in.name(), err)
-		}
-		c, err := parseStatCPU(string(text))
-		if err != nil {
-			return 0, err
 		}
 		sum += c
 	}
@@ -211,11 +171,7 @@ func (f *fleet) stop() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := in.proc.Stop(30 * time.Second)
-			if err == nil && in.proc.ExitCode() != 0 {
-				err = fmt.Errorf("the resizer of %s exited with code %d; see %s", in.name(), in.proc.ExitCode(), in.proc.Log)
-			}
-			errs[i] = err
+			errs[i] = in.stop("the resizer of " + in.name())
 		}()
 	}
 	wg.Wait()
@@ -239,43 +195,4 @@ func (in *instance) name() string {
 		return "the cluster"
 	}
 	return "node " + in.node
-}
-
-// readPss reads the Pss line of /proc/<pid>/smaps_rollup, in bytes.
-func readPss(pid int) (int64, error) {
-	text, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		return 0, err
-	}
-	return parsePss(string(text))
-}
-
-// parsePss reads "Pss:   12345 kB" of an smaps_rollup.
-func parsePss(text string) (int64, error) {
-	for _, line := range strings.Split(text, "\n") {
-		value, ok := strings.CutPrefix(line, "Pss:")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(value)
-		if len(f) != 2 || f[1] != "kB" {
-			return 0, fmt.Errorf("unexpected Pss line %q", line)
-		}
-		kb, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("Pss: %w", err)
-		}
-		return kb << 10, nil
-	}
-	return 0, fmt.Errorf("no Pss line")
-}
-
-// sleep waits d, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }

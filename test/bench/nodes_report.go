@@ -95,8 +95,12 @@ func (r *results) nodesTables(p func(string, ...any)) {
 		if o == nil {
 			return "– (one writer)"
 		}
+		refused := ""
+		if len(o.RefusedCodes) > 0 {
+			refused = ": " + strings.Join(counts(o.RefusedCodes, "%d × %d"), ", ")
+		}
 		text := fmt.Sprintf("**%d** of %s writes (%s to their own node's objects, %d to no node's, %d refused before naming an object%s); %s claims written by their owner",
-			o.Foreign, thousands(o.Writes), thousands(o.Own), o.Unknown, o.Refused, codesSuffix(o.RefusedCodes), thousands(o.ClaimsByOwner))
+			o.Foreign, thousands(o.Writes), thousands(o.Own), o.Unknown, o.Refused, refused, thousands(o.ClaimsByOwner))
 		if len(o.UnknownSamples) > 0 {
 			text += "; no node's: " + strings.Join(o.UnknownSamples, "; ")
 		}
@@ -125,30 +129,16 @@ func (r *results) nodesTables(p func(string, ...any)) {
 
 // failedCodes lists the responses of t that are not 2xx, "count × code".
 func failedCodes(t tally) string {
-	var parts []string
+	failed := map[int]int{}
 	for code, n := range t.ByCode {
 		if code < 200 || code > 299 {
-			parts = append(parts, fmt.Sprintf("%d × %d", n, code))
+			failed[code] = n
 		}
 	}
-	if len(parts) == 0 {
+	if len(failed) == 0 {
 		return "none"
 	}
-	slices.Sort(parts)
-	return strings.Join(parts, ", ")
-}
-
-// codesSuffix is ": count × code, ..." of codes, or nothing.
-func codesSuffix(codes map[int]int) string {
-	if len(codes) == 0 {
-		return ""
-	}
-	var parts []string
-	for code, n := range codes {
-		parts = append(parts, fmt.Sprintf("%d × %d", n, code))
-	}
-	slices.Sort(parts)
-	return ": " + strings.Join(parts, ", ")
+	return strings.Join(counts(failed, "%d × %d"), ", ")
 }
 
 // phaseCPU is "start-up / wave / idle" of what cpu reads of each phase.
@@ -158,20 +148,11 @@ func phaseCPU(s *nodesScenario, cpu func(phase) time.Duration) string {
 
 // spread is one value, or "p50 x / max y" of several.
 func spread(vs []int64) string {
-	if len(vs) == 1 {
-		return mib(vs[0])
+	if len(vs) < 2 {
+		return map[bool]string{true: "–", false: mib(sum(vs))}[len(vs) == 0]
 	}
-	if len(vs) == 0 {
-		return "–"
-	}
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	return fmt.Sprintf("p50 %s / max %s", mib(medianOf(s)), mib(s[len(s)-1]))
-}
-
-// medianOf is the nearest-rank median of sorted.
-func medianOf(sorted []int64) int64 {
-	return sorted[(len(sorted)+1)/2-1]
+	s := slices.Sorted(slices.Values(vs))
+	return fmt.Sprintf("p50 %s / max %s", mib(s[(len(s)+1)/2-1]), mib(s[len(s)-1]))
 }
 
 // durSpread is one duration, or "p50 x / max y" of several.

@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -31,11 +30,12 @@ import (
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
-// scenario starts the fleet that start makes, whose instances are users,
-// waits until it is ready, grows every claim to sc.Target, waits until
-// every claim is finished and every event written, watches it idle, stops
-// it, and reads what it did.
-func (n *nodesRun) scenario(ctx context.Context, sc *nodesScenario, w *claimWatch, users []string, start func() (*fleet, error)) error {
+// scenario starts the resizers of sc (one per node of nodes, or one of the
+// whole cluster when nodes is nil), ids[i] the identity of the i-th, waits
+// until they are ready, grows every claim to sc.Target, waits until every
+// claim is finished and every event written, watches them idle, stops
+// them, and reads what they did.
+func (n *nodesRun) scenario(ctx context.Context, sc *nodesScenario, w *claimWatch, nodes []string, ids []framework.Identity) error {
 	say("== node deployment: %s at %s", sc.Label, sc.Setting)
 	closesBefore, err := n.forcedCloses()
 	if err != nil {
@@ -43,7 +43,11 @@ func (n *nodesRun) scenario(ctx context.Context, sc *nodesScenario, w *claimWatc
 	}
 	// The tail starts before the processes: it must see their first
 	// requests.
-	tail, err := newAuditTailOf(n.r.cluster.AuditLog, users...)
+	var users []string
+	for _, id := range ids {
+		users = append(users, id.User)
+	}
+	tail, err := newAuditTail(n.r.cluster.AuditLog, users...)
 	if err != nil {
 		return err
 	}
@@ -51,7 +55,7 @@ func (n *nodesRun) scenario(ctx context.Context, sc *nodesScenario, w *claimWatc
 	if err != nil {
 		return err
 	}
-	f, err := start()
+	f, err := startFleet(n.r, sc.Setting, nodes, ids, n.cfg.resizerArgs)
 	if err != nil {
 		return err
 	}
@@ -93,58 +97,32 @@ func (n *nodesRun) scenario(ctx context.Context, sc *nodesScenario, w *claimWatc
 
 // wave grows every claim to sc.Target and waits until each is finished.
 func (n *nodesRun) wave(ctx context.Context, sc *nodesScenario, f *fleet, w *claimWatch) error {
-	a, err := n.takeSample(ctx, f)
-	if err != nil {
-		return err
-	}
-	names := claimNames(n.cfg.nodesN)
-	sent := make([]time.Time, len(names))
-	err = framework.Parallel(ctx, len(names), n.cfg.creators, func(ctx context.Context, i int) error {
-		sent[i] = time.Now()
-		return framework.Grow(ctx, n.r.admin, benchNamespace, names[i], sc.Target)
-	}, nil)
-	if err != nil {
-		return err
-	}
-	sc.GrowSpan = since(a.At)
-	say("  %d grows to %s sent in %s; waiting for the resizers", len(names), sc.Target, sc.GrowSpan)
-	if err := waitWithProgress(ctx, n.cfg.timeout, w, names); err != nil {
-		return fmt.Errorf("%w (logs in %s)", err, n.r.dir)
-	}
-	b, err := n.takeSample(ctx, f)
-	if err != nil {
-		return err
-	}
-	first := slices.MinFunc(sent, time.Time.Compare)
-	var last time.Time
-	lat := make([]time.Duration, len(names))
-	for i, name := range names {
-		at := w.finishedAt(name)
-		lat[i] = at.Sub(sent[i])
-		if at.After(last) {
-			last = at
+	var wv wave
+	a, b, err := n.around(ctx, f, func() (err error) {
+		wv, err = sendWave(ctx, n.cfg, w, n.cfg.nodesN, "grows to "+sc.Target, "resizers", func(ctx context.Context, claim string) error {
+			return framework.Grow(ctx, n.r.admin, benchNamespace, claim, sc.Target)
+		})
+		if err != nil {
+			err = fmt.Errorf("%w (logs in %s)", err, n.r.dir)
 		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	sc.Wave = phaseBetween(a, b, n.cfg.nproc)
+	sc.Wave, sc.GrowSpan = phaseBetween(a, b, n.cfg.nproc), wv.span
 	// The wave's wall time runs to the last claim seen finished, not to
 	// the sample after it.
-	sc.Wave.Wall, sc.Latency, sc.Errors = last.Sub(first), summarize(lat), w.errors()
+	sc.Wave.Wall, sc.Latency, sc.Errors = wv.last.Sub(wv.first), wv.latency, wv.errors
 	say("  all %d claims finished in %s (floor %s); kube-apiserver %s CPU, the resizers %s",
-		len(names), seconds(sc.Wave.Wall), seconds(sc.floor(n.cfg.nodesN)), seconds(sc.Wave.APIServer), seconds(sc.Wave.Resizers))
+		n.cfg.nodesN, seconds(sc.Wave.Wall), seconds(sc.floor(n.cfg.nodesN)), seconds(sc.Wave.APIServer), seconds(sc.Wave.Resizers))
 	return nil
 }
 
 // idle watches the fleet idle for cfg.nodesIdle and reads its memory, the
 // API server's and, for per-node instances, their node Leases.
 func (n *nodesRun) idle(ctx context.Context, sc *nodesScenario, f *fleet, before sample) error {
-	a, err := n.takeSample(ctx, f)
-	if err != nil {
-		return err
-	}
-	if err := sleep(ctx, n.cfg.nodesIdle); err != nil {
-		return err
-	}
-	b, err := n.takeSample(ctx, f)
+	a, b, err := n.around(ctx, f, func() error { return sleep(ctx, n.cfg.nodesIdle) })
 	if err != nil {
 		return err
 	}
@@ -170,12 +148,8 @@ func (n *nodesRun) idle(ctx context.Context, sc *nodesScenario, f *fleet, before
 			sc.Leases++
 		}
 	}
-	sum := int64(0)
-	for _, r := range sc.RSS {
-		sum += r
-	}
 	say("  idle %s: kube-apiserver %s CPU, the resizers %s; RSS %s in all; %d node Leases fresh",
-		sc.Idle.Wall.Round(time.Second), seconds(sc.Idle.APIServer), seconds(sc.Idle.Resizers), mib(sum), sc.Leases)
+		sc.Idle.Wall.Round(time.Second), seconds(sc.Idle.APIServer), seconds(sc.Idle.Resizers), mib(sum(sc.RSS)), sc.Leases)
 	return nil
 }
 
@@ -189,14 +163,13 @@ func (n *nodesRun) collect(_ context.Context, sc *nodesScenario, f *fleet, tail 
 		return err
 	}
 	target := resource.MustParse(sc.Target)
-	volumes := map[string]bool{}
+	toTarget := func(c framework.Call) bool { return c.RequiredBytes == target.Value() }
 	for _, c := range calls {
-		if c.RequiredBytes == target.Value() {
+		if toTarget(c) {
 			sc.DriverCalls++
-			volumes[c.VolumeID] = true
 		}
 	}
-	sc.Volumes = len(volumes)
+	sc.Volumes = distinctVolumes(calls, toTarget)
 	closes, err := n.forcedCloses()
 	if err != nil {
 		return err

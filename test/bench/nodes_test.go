@@ -18,6 +18,7 @@ package main
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,19 +149,6 @@ func TestWithSubjects(t *testing.T) {
 	}
 }
 
-func TestParsePss(t *testing.T) {
-	text := "55d0c0a4e000-7ffd1c9f3000 ---p 00000000 00:00 0    [rollup]\nRss:               48712 kB\nPss:               20113 kB\nPss_Dirty:         12000 kB\n"
-	got, err := parsePss(text)
-	if err != nil || got != 20113<<10 {
-		t.Errorf("parsePss = %d, %v; want %d", got, err, 20113<<10)
-	}
-	for _, bad := range []string{"Rss: 1 kB\n", "Pss: 1 MB\n", "Pss: x kB\n"} {
-		if _, err := parsePss(bad); err == nil {
-			t.Errorf("parsePss(%q) did not fail", bad)
-		}
-	}
-}
-
 func TestReadAPIServerFigures(t *testing.T) {
 	text := `# TYPE apiserver_longrunning_requests gauge
 apiserver_longrunning_requests{component="apiserver",group="",resource="persistentvolumeclaims",scope="cluster",subresource="",verb="WATCH",version="v1"} 51
@@ -227,7 +215,7 @@ func TestParseAuditLineOfKeepsTheObject(t *testing.T) {
 	line := auditLine("ResponseComplete", "system:serviceaccount:default:csi-resizer-node-1", "create", "/api/v1/namespaces/bench/events",
 		`"resource":"events","namespace":"bench","name":"claim-00001.18eafd494d3506b2","apiVersion":"v1"`, 201)
 	keep := func(u string) bool { return strings.HasPrefix(u, "system:serviceaccount:default:csi-resizer-node-") }
-	r, ref, ok, err := parseAuditLineOf([]byte(line), keep)
+	r, ref, ok, err := parseAuditLine([]byte(line), keep)
 	if err != nil || !ok {
 		t.Fatalf("ok=%v err=%v", ok, err)
 	}
@@ -235,7 +223,7 @@ func TestParseAuditLineOfKeepsTheObject(t *testing.T) {
 	if ref != want || r.Resource != "events" || r.Verb != "create" || r.Code != 201 {
 		t.Errorf("got %+v %+v", r, ref)
 	}
-	if _, _, ok, _ := parseAuditLineOf([]byte(line), func(string) bool { return false }); ok {
+	if _, _, ok, _ := parseAuditLine([]byte(line), func(string) bool { return false }); ok {
 		t.Error("a user not kept was kept")
 	}
 }
@@ -260,8 +248,8 @@ func TestFailedCodes(t *testing.T) {
 	if got := failedCodes(count([]request{{Code: 200}})); got != "none" {
 		t.Errorf("all 2xx: %q", got)
 	}
-	if got := codesSuffix(map[int]int{429: 13}); got != ": 13 × 429" {
-		t.Errorf("codesSuffix = %q", got)
+	if got := counts(map[int]int{429: 13, 409: 2}, "%d × %d"); !slices.Equal(got, []string{"13 × 429", "2 × 409"}) {
+		t.Errorf("counts = %q", got)
 	}
 }
 

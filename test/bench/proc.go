@@ -17,35 +17,36 @@ limitations under the License.
 package main
 
 import (
-	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/client-go/kubernetes"
 )
 
-// clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat.
-// It is 100 on every Linux architecture Go supports (sysconf(_SC_CLK_TCK)
-// would need cgo).
+// clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat:
+// 100 on every Linux architecture Go supports (sysconf would need cgo).
 const clockTicks = 100
 
 // procUsage is what the kernel says about a process's memory and CPU.
 type procUsage struct {
-	// RSS is VmRSS, the resident set now; Peak is VmHWM, its high-water
-	// mark over the process's life. RSS is Anon (heap, stacks) plus File
-	// (pages of the binary mapped in) plus a little shared memory. All in
-	// bytes.
+	// RSS is VmRSS now, Peak VmHWM over the process's life; RSS is Anon
+	// (heap, stacks) plus File (the binary's pages mapped in) plus a little
+	// shared memory. All in bytes.
 	RSS, Peak, Anon, File int64
-	// CPU is utime+stime: user and system CPU time so far.
+	// CPU is utime+stime so far.
 	CPU time.Duration
-	// Switches are the context switches of the process's live threads
-	// (voluntary and not): each is a wake-up of a thread.
+	// Switches are the context switches (voluntary and not) of the live
+	// threads: each is a wake-up of a thread.
 	Switches int64
 }
 
-// readUsage reads /proc/<pid>/status and /proc/<pid>/stat.
+// readUsage reads /proc/<pid>/status and stat, and its threads' status.
 func readUsage(pid int) (procUsage, error) {
 	dir := fmt.Sprintf("/proc/%d/", pid)
 	status, err := os.ReadFile(dir + "status")
@@ -56,11 +57,15 @@ func readUsage(pid int) (procUsage, error) {
 	if err != nil {
 		return procUsage{}, err
 	}
-	u, err := parseStatus(string(status))
-	if err != nil {
+	var u procUsage
+	fields := map[string]*int64{"VmRSS": &u.RSS, "VmHWM": &u.Peak, "RssAnon": &u.Anon, "RssFile": &u.File}
+	if found, err := parseKB(string(status), fields); err != nil || found != len(fields) {
+		if err == nil {
+			err = fmt.Errorf("VmRSS, VmHWM, RssAnon or RssFile missing (a zombie has none)")
+		}
 		return procUsage{}, fmt.Errorf("%sstatus: %w", dir, err)
 	}
-	if u.CPU, err = parseStatCPU(string(stat)); err != nil {
+	if _, u.CPU, err = parseStat(string(stat)); err != nil {
 		return procUsage{}, fmt.Errorf("%sstat: %w", dir, err)
 	}
 	tasks, _ := filepath.Glob(dir + "task/*/status")
@@ -70,6 +75,29 @@ func readUsage(pid int) (procUsage, error) {
 		}
 	}
 	return u, nil
+}
+
+// parseKB reads the "Key:   12345 kB" lines of a /proc file named in
+// fields into them, in bytes, and says how many it found.
+func parseKB(text string, fields map[string]*int64) (found int, err error) {
+	for _, line := range strings.Split(text, "\n") {
+		key, value, ok := strings.Cut(line, ":")
+		field := fields[key]
+		if !ok || field == nil {
+			continue
+		}
+		f := strings.Fields(value)
+		if len(f) != 2 || f[1] != "kB" {
+			return found, fmt.Errorf("unexpected %s line %q", key, line)
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return found, fmt.Errorf("%s: %w", key, err)
+		}
+		*field = kb << 10
+		found++
+	}
+	return found, nil
 }
 
 // parseSwitches adds voluntary_ctxt_switches and
@@ -86,45 +114,18 @@ func parseSwitches(text string) int64 {
 	return n
 }
 
-// parseStatus reads VmRSS, VmHWM, RssAnon and RssFile ("VmHWM:	  12345
-// kB") of /proc/<pid>/status.
-func parseStatus(text string) (procUsage, error) {
-	var u procUsage
-	fields := map[string]*int64{"VmRSS": &u.RSS, "VmHWM": &u.Peak, "RssAnon": &u.Anon, "RssFile": &u.File}
-	found := 0
-	s := bufio.NewScanner(strings.NewReader(text))
-	for s.Scan() {
-		key, value, ok := strings.Cut(s.Text(), ":")
-		field := fields[key]
-		if !ok || field == nil {
-			continue
-		}
-		fields := strings.Fields(value)
-		if len(fields) != 2 || fields[1] != "kB" {
-			return u, fmt.Errorf("unexpected %s line %q", key, s.Text())
-		}
-		kb, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
-			return u, fmt.Errorf("%s: %w", key, err)
-		}
-		*field = kb << 10
-		found++
+// processCPU is utime+stime of pid.
+func processCPU(pid int) (time.Duration, error) {
+	text, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
 	}
-	if found != len(fields) {
-		return u, fmt.Errorf("VmRSS, VmHWM, RssAnon or RssFile missing (a zombie has none)")
-	}
-	return u, nil
-}
-
-// parseStatCPU reads utime+stime of /proc/<pid>/stat.
-func parseStatCPU(text string) (time.Duration, error) {
-	_, cpu, err := parseStat(text)
+	_, cpu, err := parseStat(string(text))
 	return cpu, err
 }
 
-// parseStat reads the parent pid and utime+stime of /proc/<pid>/stat. The
-// command name (field 2) is in parentheses and may hold spaces, so fields
-// are counted from the last ')'.
+// parseStat reads the parent pid and utime+stime of /proc/<pid>/stat,
+// counting fields from the last ')': the command name may hold spaces.
 func parseStat(text string) (ppid int, cpu time.Duration, err error) {
 	end := strings.LastIndexByte(text, ')')
 	if end < 0 {
@@ -150,7 +151,147 @@ func parseStat(text string) (ppid int, cpu time.Duration, err error) {
 	return ppid, time.Duration(ticks) * time.Second / clockTicks, nil
 }
 
-// mib formats bytes as MiB with one decimal.
-func mib(b int64) string {
-	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + " MiB"
+// readPss reads the proportional set size of pid (Pss of smaps_rollup):
+// the pages it shares, such as the binary's, divided among their processes.
+func readPss(pid int) (int64, error) {
+	text, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parsePss(string(text))
+}
+
+func parsePss(text string) (pss int64, err error) {
+	if found, err := parseKB(text, map[string]*int64{"Pss": &pss}); err != nil || found == 0 {
+		return 0, cmp.Or(err, fmt.Errorf("no Pss line"))
+	}
+	return pss, nil
+}
+
+// cpuSnapshot is the CPU time the whole machine and the benchmark's own
+// processes (this one and its children: etcd, kube-apiserver, the driver,
+// the resizer) had spent at one moment. Two tell how much CPU other
+// processes took meanwhile: on a shared machine, that explains a slow run.
+type cpuSnapshot struct {
+	At         time.Time
+	Busy, Ours time.Duration
+}
+
+// foreignSince is the CPU time that processes outside the benchmark used
+// since an earlier snapshot. A child that exited in between makes it an
+// overestimate, so take both snapshots while the same children run.
+func (s cpuSnapshot) foreignSince(earlier cpuSnapshot) time.Duration {
+	return max((s.Busy-earlier.Busy)-(s.Ours-earlier.Ours), 0)
+}
+
+// takeCPUSnapshot reads /proc/stat and the stat files of this process and
+// its children.
+func takeCPUSnapshot() (cpuSnapshot, error) {
+	snap := cpuSnapshot{At: time.Now()}
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return snap, err
+	}
+	if snap.Busy, err = parseBusy(string(data)); err != nil {
+		return snap, err
+	}
+	self := os.Getpid()
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			continue // it exited meanwhile
+		}
+		ppid, cpu, err := parseStat(string(text))
+		if pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path))); err == nil && (pid == self || ppid == self) {
+			snap.Ours += cpu
+		}
+	}
+	return snap, nil
+}
+
+// parseBusy reads the machine's busy time from the "cpu" line of
+// /proc/stat: every field but idle and iowait (guest time is in user).
+func parseBusy(text string) (time.Duration, error) {
+	line, _, _ := strings.Cut(text, "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, fmt.Errorf("unexpected first line of /proc/stat: %q", line)
+	}
+	var ticks int64
+	for i, v := range f[1:9] {
+		if i == 3 || i == 4 { // idle, iowait
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat field %d: %w", i+1, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// foreignLoad describes the other processes' CPU between two snapshots,
+// as CPU seconds and as a share of the machine.
+func foreignLoad(from, to cpuSnapshot, nproc int) string {
+	wall := to.At.Sub(from.At)
+	f := to.foreignSince(from)
+	if wall <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f s (%.0f%%)", f.Seconds(), 100*f.Seconds()/(wall.Seconds()*float64(nproc)))
+}
+
+// around runs do between two snapshots and describes the other processes'
+// CPU meanwhile.
+func around(nproc int, do func() error) (string, error) {
+	before, err := takeCPUSnapshot()
+	if err != nil {
+		return "", err
+	}
+	if err := do(); err != nil {
+		return "", err
+	}
+	after, err := takeCPUSnapshot()
+	return foreignLoad(before, after, nproc), err
+}
+
+// machine describes where the numbers were measured.
+type machine struct {
+	CPU, Memory, Kernel, Go, APIServer string
+	NProc                              int
+}
+
+// describeMachine reads /proc; the API server's version comes later, from
+// the first control plane started.
+func describeMachine() machine {
+	m := machine{NProc: runtime.NumCPU(), Go: runtime.Version(), CPU: "unknown", Memory: "unknown", Kernel: "unknown"}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var total int64
+		if found, err := parseKB(string(data), map[string]*int64{"MemTotal": &total}); err == nil && found > 0 {
+			m.Memory = fmt.Sprintf("%.1f GiB", float64(total)/(1<<30))
+		}
+	}
+	if data, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = "Linux " + strings.TrimSpace(string(data))
+	}
+	return m
+}
+
+// serverVersion asks the API server its version.
+func serverVersion(c kubernetes.Interface) string {
+	v, err := c.Discovery().ServerVersion()
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	return v.GitVersion
 }

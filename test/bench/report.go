@@ -19,8 +19,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -47,10 +49,41 @@ func ms(d time.Duration) string {
 	return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
 }
 
+// fineMs is ms with one decimal: a scrape takes a few.
+func fineMs(d time.Duration) string {
+	if d >= 10*time.Second {
+		return ms(d)
+	}
+	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
+
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
-// writeMarkdown writes the report as markdown, ready for
-// docs/benchmarks.md.
+// mib formats bytes as MiB with one decimal.
+func mib(b int64) string {
+	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + " MiB"
+}
+
+// thousands writes n with a comma every three digits, as the docs do.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// counts lists m as format of each count and key ("%d × %d"), sorted.
+func counts[K comparable](m map[K]int, format string) []string {
+	var s []string
+	for k, n := range m {
+		s = append(s, fmt.Sprintf(format, n, k))
+	}
+	slices.Sort(s)
+	return s
+}
+
+// writeMarkdown writes the report as markdown, ready for docs/benchmarks.md.
 func (r *results) writeMarkdown(w io.Writer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 	p("### Machine\n")
@@ -60,7 +93,10 @@ func (r *results) writeMarkdown(w io.Writer) {
 	p("| %s | %d | %s | %s | %s | %s |\n", m.CPU, m.NProc, m.Memory, m.Kernel, m.Go, m.APIServer)
 	p("Command: `%s`\n", r.Command)
 	if len(r.Throughput) > 0 {
-		r.throughputTables(p)
+		p("### Throughput: N claims grown at once, controller-only driver\n")
+		batchTable(p, r.Throughput, "Resizes", "resize", "resizes", "", nil)
+		batchDetails(p, r.Throughput, "The token-bucket floor is (N × 3 writes − burst) ÷ QPS: no resizer making 3 writes a resize can finish sooner. ",
+			"grows", "resized", "ControllerResizeError", "resize", "grows", "Driver calls")
 	}
 	if len(r.Modify) > 0 {
 		r.modifyTables(p)
@@ -77,37 +113,56 @@ func (r *results) writeMarkdown(w io.Writer) {
 	if r.Nodes != nil {
 		r.nodesTables(p)
 	}
-	r.targetsTable(p)
+	if ts := r.targets(); len(ts) > 0 {
+		p("### Targets\n")
+		p("| Target | Measured | Met |")
+		p("|---|---|---|")
+		for _, t := range ts {
+			p("| %s | %s | %s |", t.Goal, t.Measured, map[bool]string{true: "yes", false: "**no**"}[t.Met])
+		}
+		p("")
+	}
 }
 
-func (r *results) throughputTables(p func(string, ...any)) {
-	p("### Throughput: N claims grown at once, controller-only driver\n")
-	p("| Setting | N | Wall time | Token-bucket floor | Resizes/s | Latency p50 / p95 / max | Writes/resize | Event writes/resize | Reads/resize | Driver calls/resize | Peak RSS | CPU for the resizes | CPU, whole process |")
-	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-	for _, t := range r.Throughput {
-		p("| %s | %d | %s | %s | %.2f | %s / %s / %s | %.2f | %.2f | %.2f | %.2f | %s | %s | %s |",
+// batchTable writes the main table of batch runs: Rate is the rate's
+// column ("Resizes"), unit one change ("resize"), units several; extra is
+// a column more, whose cells cell(i) gives.
+func batchTable(p func(string, ...any), runs []*throughputResult, rate, unit, units, extra string, cell func(i int) string) {
+	p("| Setting | N | Wall time | Token-bucket floor | %s/s | Latency p50 / p95 / max | Writes/%s | Event writes/%s | Reads/%s | Driver calls/%s |%s Peak RSS | CPU for the %s | CPU, whole process |",
+		rate, unit, unit, unit, unit, extra, units)
+	p("|---|---|---|---|---|---|---|---|---|---|%s---|---|---|", strings.Repeat("---|", strings.Count(extra, "|")))
+	for i, t := range runs {
+		c := ""
+		if cell != nil {
+			c = cell(i)
+		}
+		p("| %s | %d | %s | %s | %.2f | %s / %s / %s | %.2f | %.2f | %.2f | %.2f |%s %s | %s | %s |",
 			t.Setting, t.N, seconds(t.Wall), seconds(t.floor()), t.rate(), ms(t.Latency.P50), ms(t.Latency.P95), ms(t.Latency.Max),
 			t.perResize(classWrite), t.perResize(classEvent), t.perResize(classRead),
-			float64(t.DriverCalls)/float64(t.N), mib(t.Peak), seconds(t.CPU), seconds(t.CPUTotal))
+			float64(t.DriverCalls)/float64(t.N), c, mib(t.Peak), seconds(t.CPU), seconds(t.CPUTotal))
 	}
 	p("")
-	p("The token-bucket floor is (N × 3 writes − burst) ÷ QPS: no resizer making 3 writes a resize can finish sooner. Sending the N grows took %s. While claims were being resized:\n", growSpans(r.Throughput))
-	whileTable(p, r.Throughput, "ControllerResizeError", "resize", "grows")
-	requestsTable(p, r.Throughput, "resize")
-	for _, t := range r.Throughput {
-		p("Response codes at %s: %s. Driver calls: %d for %d volumes.\n", t.Setting.Name, codesCell(t.Requests), t.DriverCalls, t.Volumes)
-	}
 }
 
-// whileTable writes what the resizer did while the claims of runs were
-// being changed: its rates, the claims with the condition failed, its CPU
-// and context switches per unit, and the watches the API server closed.
-func whileTable(p func(string, ...any), runs []*throughputResult, failed, unit, changes string) {
+// batchDetails writes what follows: how long sending the changes (sent)
+// took after intro, what the resizer did while claims were being changed
+// (done) with the claims with the condition failed, its requests per unit,
+// and the response codes and driver calls.
+func batchDetails(p func(string, ...any), runs []*throughputResult, intro, sent, done, failed, unit, changes, calls string) {
+	var spans []string
+	for _, t := range runs {
+		spans = append(spans, fmt.Sprintf("%s at %s", ms(t.GrowSpan), t.Setting.Name))
+	}
+	p("%sSending the N %s took %s. While claims were being %s:\n", intro, sent, strings.Join(spans, ", "), done)
 	p("| Setting | Work requests/s (budget: QPS) | Event writes/s (own client) | Last event after last finished claim | Claims with %s | Resizer watches closed by the API server as unresponsive | Resizer's CPU per %s | Resizer's context switches per %s | Resizer's idle CPU before the %s | Other processes' CPU meanwhile |", failed, unit, unit, changes)
 	p("|---|---|---|---|---|---|---|---|---|---|")
 	for _, t := range runs {
+		closes := "0"
+		if len(t.ForcedCloses) > 0 {
+			closes = strings.Join(counts(t.ForcedCloses, "%d × `%s`"), ", ")
+		}
 		p("| %s | %.2f | %.2f | %s | %d | %s | %s | %.0f | %s per s | %s |", t.Setting, t.WorkRate, t.EventRate, ms(t.EventLag), t.Errors,
-			closesCell(t.ForcedCloses), fmt.Sprintf("%.1f ms", float64(t.CPU)/float64(time.Millisecond)/float64(t.N)),
+			closes, fmt.Sprintf("%.1f ms", float64(t.CPU)/float64(time.Millisecond)/float64(t.N)),
 			float64(t.Switches)/float64(t.N), ms(t.IdleCPU), t.Foreign)
 	}
 	p("")
@@ -116,11 +171,6 @@ func whileTable(p func(string, ...any), runs []*throughputResult, failed, unit, 
 			p("At %s the API server also closed the benchmark's own claim watch %d times: some finish times may be late by the time it took to watch again.\n", t.Setting.Name, t.OwnCloses)
 		}
 	}
-}
-
-// requestsTable writes the resizer's requests of each run by kind, in all
-// and per operation (unit: "resize", "modify").
-func requestsTable(p func(string, ...any), runs []*throughputResult, unit string) {
 	p("#### API requests of the resizer, from the audit log\n")
 	p("User `system:serviceaccount:%s:csi-resizer`, stage ResponseComplete, over the resizer's whole life (start-up included). Per-%s figures leave list and watch out.\n", resizerNamespace, unit)
 	header, sep := "| Request | Class |", "|---|---|"
@@ -129,8 +179,7 @@ func requestsTable(p func(string, ...any), runs []*throughputResult, unit string
 		sep += "---|---|"
 	}
 	p("%s\n%s", header, sep)
-	var all tally
-	all.ByKey = map[requestKey]int{}
+	all := tally{ByKey: map[requestKey]int{}}
 	for _, t := range runs {
 		for k, n := range t.Requests.ByKey {
 			all.ByKey[k] += n
@@ -139,8 +188,7 @@ func requestsTable(p func(string, ...any), runs []*throughputResult, unit string
 	for _, k := range all.keys() {
 		row := fmt.Sprintf("| `%s` | %s |", k, classify(k))
 		for _, t := range runs {
-			n := t.Requests.ByKey[k]
-			per := "–"
+			n, per := t.Requests.ByKey[k], "–"
 			if classify(k) != classListWatch {
 				per = fmt.Sprintf("%.2f", float64(n)/float64(t.N))
 			}
@@ -149,76 +197,9 @@ func requestsTable(p func(string, ...any), runs []*throughputResult, unit string
 		p("%s", row)
 	}
 	p("")
-}
-
-// codesCell lists the response codes of t, "count × code".
-func codesCell(t tally) string {
-	var codes []string
-	for c, n := range t.ByCode {
-		codes = append(codes, fmt.Sprintf("%d × %d", n, c))
+	for _, t := range runs {
+		p("Response codes at %s: %s. %s: %d for %d volumes.\n", t.Setting.Name, strings.Join(counts(t.Requests.ByCode, "%d × %d"), ", "), calls, t.DriverCalls, t.Volumes)
 	}
-	slices.Sort(codes)
-	return strings.Join(codes, ", ")
-}
-
-func (r *results) modifyTables(p func(string, ...any)) {
-	m0 := r.Modify[0]
-	p("### Modify: N claims change VolumeAttributesClass at once\n")
-	p("Every claim starts in class `%s` (PV spec, claim spec and status) and its spec is switched to `%s`; the driver advertises MODIFY_VOLUME and answers at once. A claim is finished when it shows currentVolumeAttributesClassName = `%s`, no modifyVolumeStatus and no modify condition.\n", m0.From, m0.To, m0.To)
-	p("| Setting | N | Wall time | Token-bucket floor | Modifies/s | Latency p50 / p95 / max | Writes/modify | Event writes/modify | Reads/modify | Driver calls/modify | PVs at the new class | Peak RSS | CPU for the modifies | CPU, whole process |")
-	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-	for _, m := range r.Modify {
-		p("| %s | %d | %s | %s | %.2f | %s / %s / %s | %.2f | %.2f | %.2f | %.2f | %d of %d | %s | %s | %s |",
-			m.Setting, m.N, seconds(m.Wall), seconds(m.floor()), m.rate(), ms(m.Latency.P50), ms(m.Latency.P95), ms(m.Latency.Max),
-			m.perResize(classWrite), m.perResize(classEvent), m.perResize(classRead),
-			float64(m.DriverCalls)/float64(m.N), m.PVsAtTarget, m.N, mib(m.Peak), seconds(m.CPU), seconds(m.CPUTotal))
-	}
-	p("")
-	p("The token-bucket floor is (N × %.0f writes − burst) ÷ QPS: no resizer making %.0f writes a modification can finish sooner. Writes per modification by kind (the floor is %.0f: the intent, the PV, the final claim status):\n", modifyWrites, modifyWrites, modifyWrites)
-	header, sep := "| Setting |", "|---|"
-	for _, k := range modifyKinds {
-		header += fmt.Sprintf(" %s/modify (`%s`) |", strings.ToUpper(k.Label[:1])+k.Label[1:], k.Key)
-		sep += "---|"
-	}
-	p("%s Other writes/modify | Writes/modify, events excluded |\n%s---|---|", header, sep)
-	for _, m := range r.Modify {
-		row := fmt.Sprintf("| %s |", m.Setting)
-		for _, k := range modifyKinds {
-			row += fmt.Sprintf(" %.2f |", float64(m.Requests.ByKey[k.Key])/float64(m.N))
-		}
-		p("%s %.2f | %.2f |", row, float64(otherWrites(m.Requests))/float64(m.N), m.perResize(classWrite))
-	}
-	p("")
-	var runs []*throughputResult
-	for _, m := range r.Modify {
-		runs = append(runs, &m.throughputResult)
-	}
-	p("Sending the N class changes took %s. While claims were being modified:\n", growSpans(runs))
-	whileTable(p, runs, "ModifyVolumeError", "modify", "changes")
-	requestsTable(p, runs, "modify")
-	for _, m := range r.Modify {
-		p("Response codes at %s: %s. ControllerModifyVolume calls: %d for %d volumes.\n", m.Setting.Name, codesCell(m.Requests), m.DriverCalls, m.Volumes)
-	}
-}
-
-func closesCell(closes map[string]int) string {
-	var s []string
-	for key, n := range closes {
-		s = append(s, fmt.Sprintf("%d × `%s`", n, key))
-	}
-	if len(s) == 0 {
-		return "0"
-	}
-	slices.Sort(s)
-	return strings.Join(s, ", ")
-}
-
-func growSpans(ts []*throughputResult) string {
-	var s []string
-	for _, t := range ts {
-		s = append(s, fmt.Sprintf("%s at %s", ms(t.GrowSpan), t.Setting.Name))
-	}
-	return strings.Join(s, ", ")
 }
 
 func (r *results) latencyTable(p func(string, ...any)) {
@@ -239,18 +220,15 @@ func (r *results) memoryTable(p func(string, ...any)) {
 	p("| Objects | Extra flags | Driver expands | Pods watched | Ready after | RSS | Anon / file | Go heap | Live heap | Peak RSS | CPU to sync | Writes |")
 	p("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, ph := range r.Memory.Phases {
-		p("| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s | %d |", ph.Label, flagsCell(ph.Args),
+		flags := "–"
+		if len(ph.Args) > 0 {
+			flags = "`" + strings.Join(ph.Args, " ") + "`"
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s | %d |", ph.Label, flags,
 			map[bool]string{true: "offline only", false: "online"}[ph.OfflineOnly], map[bool]string{true: "yes", false: "no"}[ph.PodsWatched],
 			seconds(ph.Ready), mib(ph.RSS), mib(ph.Anon), mib(ph.File), mib(ph.HeapInuse), mib(ph.HeapLive), mib(ph.Peak), seconds(ph.CPU), ph.Writes)
 	}
 	p("")
-}
-
-func flagsCell(args []string) string {
-	if len(args) == 0 {
-		return "–"
-	}
-	return "`" + strings.Join(args, " ") + "`"
 }
 
 // target is one goal the benchmark checks (docs/benchmarks.md#targets) and
@@ -258,24 +236,6 @@ func flagsCell(args []string) string {
 type target struct {
 	Goal, Measured string
 	Met            bool
-}
-
-func (r *results) targetsTable(p func(string, ...any)) {
-	ts := r.targets()
-	if len(ts) == 0 {
-		return
-	}
-	p("### Targets\n")
-	p("| Target | Measured | Met |")
-	p("|---|---|---|")
-	for _, t := range ts {
-		met := "yes"
-		if !t.Met {
-			met = "**no**"
-		}
-		p("| %s | %s | %s |", t.Goal, t.Measured, met)
-	}
-	p("")
 }
 
 // say prints a progress line on stderr; stdout carries the report.
@@ -287,3 +247,31 @@ var processStart = time.Now()
 
 // since is the time since start, rounded for printing.
 func since(start time.Time) time.Duration { return time.Since(start).Round(time.Millisecond) }
+
+// summary is the distribution of a set of durations.
+type summary struct {
+	N             int
+	P50, P95, Max time.Duration
+}
+
+// summarize describes ds; ds itself is left unsorted.
+func summarize(ds []time.Duration) summary {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return summary{}
+	}
+	return summary{N: len(s), P50: percentile(s, 50), P95: percentile(s, 95), Max: s[len(s)-1]}
+}
+
+// percentile is the nearest-rank percentile p (0 < p <= 100) of sorted: the
+// smallest value with at least p% of the values at or below it.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	// p*n is exact for whole p, so 95% of 20 is rank 19, not 20.
+	rank := int(math.Ceil(p * float64(len(sorted)) / 100))
+	rank = min(max(rank, 1), len(sorted))
+	return sorted[rank-1]
+}

@@ -17,29 +17,32 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
-// The scrape mode measures one GET /metrics of a resizer whose
-// caches hold many claims: csi_resizer_claims and
-// csi_resizer_claim_oldest_seconds are computed at each scrape by going
-// over every cached claim, so that scrape's cost grows with the claims.
-
+// The scrape mode measures one GET /metrics of a resizer whose caches hold
+// many claims: csi_resizer_claims and csi_resizer_claim_oldest_seconds go
+// over every cached claim at each scrape, so its cost grows with them.
 const (
-	// scrapeEvery: one claim in scrapeEvery is put in a state, the mix of
+	// One claim in scrapeEvery is put in a state, the mix of
 	// BenchmarkScrape's "typical" case in pkg/metrics.
 	scrapeEvery = 10
 	// scrapeWarmup scrapes are not timed: the first ones after start-up
-	// grow the buffers the handler then reuses.
-	scrapeWarmup = 3
-	// scrapeTimed scrapes are timed, one after the other.
-	scrapeTimed = 50
-	// claimsMetric is the family whose series are checked and counted.
-	claimsMetric = "csi_resizer_claims"
-	// The size every claim is bound at, and the size a claim in a state
-	// has been expanded to.
+	// grow the buffers the handler then reuses. scrapeTimed are, in turn.
+	scrapeWarmup, scrapeTimed = 3, 50
+	claimsMetric              = "csi_resizer_claims" // the family checked and counted
+	// The size every claim is bound at, and that a claim in a state has
+	// been expanded to.
 	scrapeSize, scrapeGrown = "1Gi", "2Gi"
 	// handedOverAgo is how long ago the claims in a state entered it, so
 	// that csi_resizer_claim_oldest_seconds has an age to report.
@@ -49,19 +52,15 @@ const (
 // scrapeRow is the cost of a scrape with one number of claims.
 type scrapeRow struct {
 	Claims, Stated int
-	// Series is the number of csi_resizer_claims series.
-	Series int
-	// Latency is the client's wall time of each timed scrape, request sent
-	// to last byte read.
+	Series         int // csi_resizer_claims series
+	// Latency is the client's time of each timed scrape, request sent to
+	// last byte read; CPU the resizer's (utime+stime) over them divided by
+	// their number, its idle CPU included (about 1 ms a second).
 	Latency summary
-	// CPU is the resizer's CPU time (utime+stime) over the timed scrapes,
-	// divided by their number. It includes the resizer's idle CPU meanwhile
-	// (about 1 ms a second).
-	CPU time.Duration
+	CPU     time.Duration
 	// Bytes is the size of the text, Gzipped what went over the wire.
 	Bytes, Gzipped int
-	// Writes is what the resizer wrote (no claim has work, so 0).
-	Writes int
+	Writes         int // what the resizer wrote (no claim has work, so 0)
 	// Foreign is the other processes' CPU during the timed scrapes: a busy
 	// machine slows them.
 	Foreign string
@@ -87,7 +86,7 @@ type scrapeResult struct {
 func runScrape(ctx context.Context, cfg *config) (*scrapeResult, error) {
 	start := time.Now()
 	say("== scrape: GET /metrics with %s claims, 1 in %d in a state", countsList(cfg.scrapeN), scrapeEvery)
-	r, err := newRig(ctx, cfg, "scrape")
+	r, err := newRig(ctx, cfg, "scrape", framework.DriverOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -145,38 +144,113 @@ func measureScrape(ctx context.Context, r *rig, cfg *config, n int) (scrapeRow, 
 
 // timeScrapes scrapes scrapeWarmup times, then times scrapeTimed scrapes
 // and reads the resizer's CPU around them, and the other processes'.
-func (r *rig) timeScrapes(ctx context.Context, row *scrapeRow, nproc int) error {
+func (r *rig) timeScrapes(ctx context.Context, row *scrapeRow, nproc int) (err error) {
 	for range scrapeWarmup {
 		if _, _, _, err := r.scrape(ctx); err != nil {
 			return err
 		}
 	}
-	load, err := takeCPUSnapshot()
-	if err != nil {
-		return err
-	}
-	before, err := r.usage()
-	if err != nil {
-		return err
-	}
-	times := make([]time.Duration, 0, scrapeTimed)
-	for range scrapeTimed {
-		took, wire, text, err := r.scrape(ctx)
+	row.Foreign, err = around(max(1, nproc), func() error {
+		before, err := r.resizer.usage()
 		if err != nil {
 			return err
 		}
-		times = append(times, took)
-		row.Bytes, row.Gzipped = len(text), wire
-	}
-	after, err := r.usage()
-	if err != nil {
+		times := make([]time.Duration, 0, scrapeTimed)
+		for range scrapeTimed {
+			took, wire, text, err := r.scrape(ctx)
+			if err != nil {
+				return err
+			}
+			times = append(times, took)
+			row.Bytes, row.Gzipped = len(text), wire
+		}
+		after, err := r.resizer.usage()
+		row.record(times, before, after)
 		return err
-	}
-	end, err := takeCPUSnapshot()
+	})
+	return err
+}
+
+// scrape fetches /metrics once as Prometheus does, with gzip accepted (the
+// handler then compresses, which is part of the cost), and returns the
+// time from request to last byte, the bytes on the wire and the text.
+// Asking for the encoding ourselves keeps the transport from decompressing
+// it, so that the wire size is known.
+func (r *rig) scrape(ctx context.Context) (time.Duration, int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.resizer.addr+"/metrics", nil)
 	if err != nil {
-		return err
+		return 0, 0, nil, err
 	}
-	row.Foreign = foreignLoad(load, end, max(1, nproc))
-	row.record(times, before, after)
-	return nil
+	req.Header.Set("Accept-Encoding", "gzip")
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	took := time.Since(start)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, 0, nil, fmt.Errorf("/metrics answered %d", resp.StatusCode)
+	}
+	text, err := decode(body, resp.Header.Get("Content-Encoding"))
+	return took, len(body), text, err
+}
+
+// decode returns the text of a response body in encoding.
+func decode(body []byte, encoding string) ([]byte, error) {
+	switch encoding {
+	case "", "identity":
+		return body, nil
+	case "gzip":
+		z, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		return io.ReadAll(z)
+	}
+	return nil, fmt.Errorf("/metrics answered in encoding %q, not asked for", encoding)
+}
+
+// countsList is "10,000 and 50,000".
+func countsList(ns []int) string {
+	var s []string
+	for _, n := range ns {
+		s = append(s, thousands(n))
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// sizeCell is the response's size as text and on the wire.
+func sizeCell(row scrapeRow) string {
+	kib := func(b int) string { return strconv.FormatFloat(float64(b)/1024, 'f', 1, 64) + " KiB" }
+	return fmt.Sprintf("%s (%s gzipped)", kib(row.Bytes), kib(row.Gzipped))
+}
+
+func (r *results) scrapeTable(p func(string, ...any)) {
+	p("### Scrape cost: GET /metrics with N claims, 1 in %d in a state\n", scrapeEvery)
+	p("Bound PVC+PV pairs of the driver; one claim in %d is in node_pending, node_in_progress or node_infeasible in turn (the volume expanded, the file system not yet), which the resizer leaves to kubelet. A fresh resizer (QPS 5 / burst 10, no leader election) per line, once its queue is empty and `%s` has been checked to count every such claim; then %d scrapes after %d untimed ones, one after the other, gzip accepted as Prometheus does. Scrape times are the client's, request to last byte; the resizer's CPU (utime+stime) over the %d scrapes is divided by %d.\n",
+		scrapeEvery, claimsMetric, scrapeTimed, scrapeWarmup, scrapeTimed, scrapeTimed)
+	p("| Claims | In a state | Series of %s | Scrape p50 / p95 / max | Resizer CPU per scrape | Response size | Writes |", claimsMetric)
+	p("|---|---|---|---|---|---|---|")
+	for _, row := range r.Scrape.Rows {
+		p("| %s | %s | %d | %s / %s / %s | %s | %s | %d |", thousands(row.Claims), thousands(row.Stated), row.Series,
+			fineMs(row.Latency.P50), fineMs(row.Latency.P95), fineMs(row.Latency.Max), fineMs(row.CPU), sizeCell(row), row.Writes)
+	}
+	p("")
+	var load []string
+	for _, row := range r.Scrape.Rows {
+		if row.Foreign != "" {
+			load = append(load, fmt.Sprintf("%s with %s claims", row.Foreign, thousands(row.Claims)))
+		}
+	}
+	if len(load) > 0 {
+		p("Other processes' CPU during the timed scrapes: %s.\n", strings.Join(load, ", "))
+	}
 }

@@ -19,12 +19,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
@@ -35,12 +38,11 @@ import (
 // (pkg/resize's kubeletOwns and nodeInfeasibleUnchanged).
 type nodeState struct {
 	Status v1.ClaimResourceStatus
-	// State is what csi_resizer_claims counts it as.
-	State decide.Stage
-	// Condition is the condition the claim carries in it: the resizer's
-	// FileSystemResizePending when it hands the volume over (kubelet
-	// keeps it while it grows the file system), kubelet's NodeResizeError
-	// when it finds the size infeasible (it replaces the others).
+	State  decide.Stage // what csi_resizer_claims counts it as
+	// Condition is the claim's condition in it: the resizer's
+	// FileSystemResizePending when it hands the volume over (kubelet keeps
+	// it while it grows the file system), kubelet's NodeResizeError when it
+	// finds the size infeasible (it replaces the others).
 	Condition v1.PersistentVolumeClaimConditionType
 }
 
@@ -108,4 +110,79 @@ func createScrapePairs(ctx context.Context, c kubernetes.Interface, first, n, go
 		}
 		return nil
 	}, progress("bound PVC+PV pairs", n-first))
+}
+
+// checkClaims scrapes once and checks csi_resizer_claims against want: a
+// measurement of a collector that counted nothing would be of nothing. It
+// returns the number of series.
+func (r *rig) checkClaims(ctx context.Context, want map[decide.Stage]int) (int, error) {
+	_, _, text, err := r.scrape(ctx)
+	if err != nil {
+		return 0, err
+	}
+	m, err := framework.ParseMetrics(string(text))
+	if err != nil {
+		return 0, err
+	}
+	samples := m[claimsMetric]
+	if err := checkCounts(samples, driverName, want); err != nil {
+		return 0, err
+	}
+	say("  %s counts %s", claimsMetric, describeCounts(resizeCounts(want)))
+	return len(samples), nil
+}
+
+// checkCounts checks the csi_resizer_claims samples: all of driver, each
+// resize state at its count in want, every other state at 0, so their sum
+// is the number of claims put in a state.
+func checkCounts(samples testutil.Samples, driver string, want map[decide.Stage]int) error {
+	if len(samples) == 0 {
+		return fmt.Errorf("no %s in /metrics: the collector reports nothing", claimsMetric)
+	}
+	got := map[string]int{}
+	sum := 0
+	for _, s := range samples {
+		if d := string(s.Metric["driver_name"]); d != driver {
+			return fmt.Errorf("%s has a series of driver %q, want only %q", claimsMetric, d, driver)
+		}
+		got[string(s.Metric["operation"])+"/"+string(s.Metric["state"])] += int(s.Value)
+		sum += int(s.Value)
+	}
+	wanted := resizeCounts(want)
+	ok := sum == total(want)
+	for key, n := range wanted {
+		ok = ok && got[key] == n
+	}
+	if !ok {
+		return fmt.Errorf("%s counts %d claims in a state (%s), want %d (%s)",
+			claimsMetric, sum, describeCounts(got), total(want), describeCounts(wanted))
+	}
+	return nil
+}
+
+// resizeCounts keys want as the series' operation/state.
+func resizeCounts(want map[decide.Stage]int) map[string]int {
+	out := map[string]int{}
+	for st, n := range want {
+		out[string(decide.OpResize)+"/"+string(st)] = n
+	}
+	return out
+}
+
+// describeCounts lists the non-zero counts, sorted: "resize/node_pending 334, ...".
+func describeCounts(m map[string]int) string {
+	m = maps.Clone(m)
+	maps.DeleteFunc(m, func(_ string, n int) bool { return n == 0 })
+	if len(m) == 0 {
+		return "none"
+	}
+	return strings.Join(counts(m, "%[2]s %[1]d"), ", ")
+}
+
+func total(counts map[decide.Stage]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }

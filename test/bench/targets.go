@@ -18,6 +18,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -52,40 +54,31 @@ var informerHeld = map[string]bool{
 	"volumeattributesclasses.storage.k8s.io": true,
 }
 
-// heldGets counts the GETs of objects the informers hold, and lists the
-// other GETs.
-func heldGets(t tally) (gets int, other []string) {
-	for k, n := range t.ByKey {
-		if k.Verb != "get" {
-			continue
-		}
-		if informerHeld[k.Resource] {
-			gets += n
-		} else {
-			other = append(other, fmt.Sprintf("%d × `%s`", n, k))
-		}
-	}
-	slices.Sort(other)
-	return gets, other
-}
-
 // writesTarget is the target of at most floor writes per change (what)
 // in run t, events excluded.
-func writesTarget(t *throughputResult, what string, floor float64) target {
+func writesTarget(add func(bool, string, string, ...any), t *throughputResult, what string, floor float64) {
 	w := t.perResize(classWrite)
-	return target{Goal: fmt.Sprintf("Writes per %s, events excluded, at %s: %.1f", what, t.Setting.Name, floor),
-		Measured: fmt.Sprintf("%.2f", w), Met: w <= floor+1e-9}
+	add(w <= floor+1e-9, fmt.Sprintf("%.2f", w), "Writes per %s, events excluded, at %s: %.1f", what, t.Setting.Name, floor)
 }
 
 // heldGetsTarget is the target of no GET in run t of the objects the
 // informers hold (kinds names them), at where.
-func heldGetsTarget(t *throughputResult, kinds, where string) target {
-	gets, other := heldGets(t.Requests)
+func heldGetsTarget(add func(bool, string, string, ...any), t *throughputResult, kinds, where string) {
+	gets, other := 0, map[requestKey]int{}
+	for k, n := range t.Requests.ByKey {
+		switch {
+		case k.Verb != "get":
+		case informerHeld[k.Resource]:
+			gets += n
+		default:
+			other[k] = n
+		}
+	}
 	measured := fmt.Sprintf("%d GETs of %s; %d reads in all", gets, kinds, t.Requests.ByClass[classRead])
 	if len(other) > 0 {
-		measured += " (" + strings.Join(other, ", ") + ")"
+		measured += " (" + strings.Join(counts(other, "%d × `%s`"), ", ") + ")"
 	}
-	return target{Goal: "No GET of objects the informers hold, " + where, Measured: measured, Met: gets == 0}
+	add(gets == 0, measured, "No GET of objects the informers hold, %s", where)
 }
 
 func scaled(n int) string {
@@ -101,10 +94,10 @@ func (r *results) targets() []target {
 		out = append(out, target{Goal: fmt.Sprintf(goal, args...), Measured: measured, Met: met})
 	}
 	for _, t := range r.Throughput {
-		out = append(out, writesTarget(t, "controller-only resize", targetWrites))
+		writesTarget(add, t, "controller-only resize", targetWrites)
 	}
 	for _, t := range r.Throughput {
-		out = append(out, heldGetsTarget(t, "PVCs, PVs, StorageClasses or pods", "at "+t.Setting.Name))
+		heldGetsTarget(add, t, "PVCs, PVs, StorageClasses or pods", "at "+t.Setting.Name)
 	}
 	for _, t := range r.Throughput {
 		if t.Setting.Name != "default" {
@@ -130,7 +123,7 @@ func (r *results) targets() []target {
 		add(t.CPU.Seconds() <= limit, fmt.Sprintf("%s (whole process: %s)", seconds(t.CPU), seconds(t.CPUTotal)),
 			"CPU ≤ %.1f s for %d resizes at %s%s", limit, t.N, t.Setting.Name, scaled(t.N))
 	}
-	out = append(out, r.modifyTargets()...)
+	r.modifyTargets(add)
 	if m := r.Memory; m != nil {
 		note := ""
 		if m.Pairs != targetMemoryObjs {
@@ -139,19 +132,34 @@ func (r *results) targets() []target {
 		empty := m.Phases[0]
 		add(empty.RSS <= targetEmptyMiB<<20, mib(empty.RSS), "RSS ≤ %d MiB on %s", targetEmptyMiB, empty.Label)
 		for _, ph := range m.Phases[1:] {
-			// Only an offline-only driver's resizer caches the pods:
-			// with any other, pods weigh nothing and the pairs' limit
-			// holds.
+			// Only an offline-only driver's resizer caches the pods.
 			limit := int64(targetPairsMiB)
 			if ph.OfflineOnly && strings.Contains(ph.Label, "pods") {
 				limit = targetPodsMiB
 			}
 			add(ph.RSS <= limit<<20, mib(ph.RSS), "RSS ≤ %d MiB with %s%s", limit, ph.Label, note)
 		}
-		out = append(out, podWatchTarget(m.Phases))
+		// The resizer watched pods with an offline-only driver, in no other phase.
+		met, seen := true, []string{}
+		for _, ph := range m.Phases {
+			met = met && ph.PodsWatched == ph.OfflineOnly
+			seen = append(seen, fmt.Sprintf("%s: %s", ph.Label, map[bool]string{true: "watched", false: "not watched"}[ph.PodsWatched]))
+		}
+		add(met, strings.Join(seen, "; "), "Pods watched only with an offline-only driver (audit log, memory run)")
 	}
-	out = append(out, nodesTargets(r.Nodes)...)
-	out = append(out, binaryTargets(r.Binaries)...)
+	if n := r.Nodes; n != nil && len(n.PerNode.RSS) > 0 && len(n.Central.RSS) > 0 {
+		rss := slices.Sorted(slices.Values(n.PerNode.RSS))
+		p50, total, central := rss[(len(rss)+1)/2-1], sum(rss), sum(n.Central.RSS)
+		times := float64(total) / float64(central)
+		add(p50 <= targetNodeMiB<<20, mib(p50), "RSS of a `--node-deployment` instance ≤ %d MiB at p50 (%d instances)", targetNodeMiB, len(rss))
+		add(times <= targetNodesTimes, fmt.Sprintf("%.1f × (%s ÷ %s)", times, mib(total), mib(central)),
+			"RSS of all %d instances ≤ %d × the central resizer's", len(rss), targetNodesTimes)
+	}
+	for _, b := range r.Binaries {
+		if limit, ok := binaryLimitMiB[b.Name]; ok {
+			add(b.Bytes <= limit<<20, fmt.Sprintf("%s (%d bytes)", mib(b.Bytes), b.Bytes), "Binary `%s` ≤ %d MiB", b.Name, limit)
+		}
+	}
 	for _, l := range r.Latency {
 		add(l.Latency.P50 <= targetLatencyMs*time.Millisecond, ms(l.Latency.P50),
 			"One resize on an idle cluster, p50 ≤ %d ms, at %s", targetLatencyMs, l.Setting.Name)
@@ -159,81 +167,33 @@ func (r *results) targets() []target {
 	return out
 }
 
-// modifyTargets are the checks of the modify runs: the floor of
-// writes, no GET of what the informers hold, every PV at the class its
-// claim reports, and at the default budget a rate that only the budget
-// limits.
-func (r *results) modifyTargets() []target {
-	var out []target
-	add := func(met bool, measured, goal string, args ...any) {
-		out = append(out, target{Goal: fmt.Sprintf(goal, args...), Measured: measured, Met: met})
-	}
-	for _, m := range r.Modify {
-		out = append(out, writesTarget(&m.throughputResult, "modify", modifyWrites))
-	}
-	for _, m := range r.Modify {
-		out = append(out, heldGetsTarget(&m.throughputResult, "PVCs, PVs, StorageClasses, VolumeAttributesClasses or pods", "modify at "+m.Setting.Name))
-	}
-	for _, m := range r.Modify {
-		add(m.PVsAtTarget == m.N && m.DriverCalls == m.N && m.Volumes == m.N,
-			fmt.Sprintf("%d of %d PVs at class %s; %d ControllerModifyVolume calls for %d volumes", m.PVsAtTarget, m.N, m.To, m.DriverCalls, m.Volumes),
-			"Every PV at its claim's new class, one driver call per volume, modify at %s", m.Setting.Name)
-	}
-	for _, m := range r.Modify {
-		if m.Setting.Name != "default" {
-			continue
-		}
-		q := float64(m.Setting.QPS)
-		want := targetRateShare * q / modifyWrites
-		add(m.rate() >= want, fmt.Sprintf("%.3f modifies/s (%s for %d)", m.rate(), seconds(m.Wall), m.N),
-			"Modify throughput at defaults ≥ %.2f × (%d QPS ÷ %.0f writes) = %.3f modifies/s", targetRateShare, m.Setting.QPS, modifyWrites, want)
-	}
-	return out
+// plugin is the kubectl plugin's file name, which `make build` writes next
+// to the resizer's.
+const plugin = "kubectl-csi_resizer"
+
+// binary is the size of one shipped binary, as `make build` writes it
+// (stripped).
+type binary struct {
+	Name  string
+	Bytes int64
 }
 
-// podWatchTarget checks, from the audit log, that the resizer watched pods
-// in the memory phases with an offline-only driver and in no other.
-func podWatchTarget(phases []memoryPhase) target {
-	met := true
-	var seen []string
-	for _, ph := range phases {
-		met = met && ph.PodsWatched == ph.OfflineOnly
-		seen = append(seen, fmt.Sprintf("%s: %s", ph.Label, map[bool]string{true: "watched", false: "not watched"}[ph.PodsWatched]))
+// measureBinaries stats the resizer binary and the plugin beside it; a
+// missing plugin is left out.
+func measureBinaries(resizer string) ([]binary, error) {
+	var out []binary
+	for _, path := range []string{resizer, filepath.Join(filepath.Dir(resizer), plugin)} {
+		fi, err := os.Stat(path)
+		switch {
+		case os.IsNotExist(err) && path != resizer:
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("binary size: %w", err)
+		}
+		out = append(out, binary{Name: filepath.Base(path), Bytes: fi.Size()})
 	}
-	return target{Goal: "Pods watched only with an offline-only driver (audit log, memory run)", Measured: strings.Join(seen, "; "), Met: met}
+	return out, nil
 }
 
 // binaryLimitMiB is the most each shipped binary may weigh.
 var binaryLimitMiB = map[string]int64{"csi-resizer": 35, plugin: 25}
-
-// binaryTargets check the size of each binary measured.
-func binaryTargets(bins []binary) []target {
-	var out []target
-	for _, b := range bins {
-		limit, ok := binaryLimitMiB[b.Name]
-		if !ok {
-			continue
-		}
-		out = append(out, target{Goal: fmt.Sprintf("Binary `%s` ≤ %d MiB", b.Name, limit),
-			Measured: fmt.Sprintf("%s (%d bytes)", mib(b.Bytes), b.Bytes), Met: b.Bytes <= limit<<20})
-	}
-	return out
-}
-
-// nodesTargets check the node-deployment comparison: each instance's RSS
-// at p50, and all instances' against the central resizer's.
-func nodesTargets(n *nodesResult) []target {
-	if n == nil || len(n.PerNode.RSS) == 0 || len(n.Central.RSS) == 0 {
-		return nil
-	}
-	rss := slices.Clone(n.PerNode.RSS)
-	slices.Sort(rss)
-	p50, total, central := medianOf(rss), sum(rss), sum(n.Central.RSS)
-	times := float64(total) / float64(central)
-	return []target{
-		{Goal: fmt.Sprintf("RSS of a `--node-deployment` instance ≤ %d MiB at p50 (%d instances)", targetNodeMiB, len(rss)),
-			Measured: mib(p50), Met: p50 <= targetNodeMiB<<20},
-		{Goal: fmt.Sprintf("RSS of all %d instances ≤ %d × the central resizer's", len(rss), targetNodesTimes),
-			Measured: fmt.Sprintf("%.1f × (%s ÷ %s)", times, mib(total), mib(central)), Met: times <= targetNodesTimes},
-	}
-}

@@ -108,8 +108,10 @@ func TestPodWatchTarget(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := podWatchTarget(tc.phases); got.Met != tc.want {
-				t.Errorf("met = %v, want %v (%s)", got.Met, tc.want, got.Measured)
+			for _, got := range (&results{Memory: &memoryResult{Phases: tc.phases}}).targets() {
+				if strings.HasPrefix(got.Goal, "Pods watched") && got.Met != tc.want {
+					t.Errorf("met = %v, want %v (%s)", got.Met, tc.want, got.Measured)
+				}
 			}
 		})
 	}
@@ -118,13 +120,13 @@ func TestPodWatchTarget(t *testing.T) {
 func TestNodesTargetTotal(t *testing.T) {
 	n := &nodesResult{Central: &nodesScenario{RSS: []int64{10 << 20}},
 		PerNode: &nodesScenario{RSS: []int64{39 << 20, 39 << 20, 39 << 20, 39 << 20}}}
-	for _, tg := range nodesTargets(n) {
+	for _, tg := range (&results{Nodes: n}).targets() {
 		if strings.HasPrefix(tg.Goal, "RSS of all") && tg.Met {
 			t.Errorf("%q met with 156 MiB against 10 MiB (%s)", tg.Goal, tg.Measured)
 		}
 	}
-	if got := nodesTargets(nil); got != nil {
-		t.Errorf("nodesTargets(nil) = %v, want none", got)
+	if got := (&results{}).targets(); got != nil {
+		t.Errorf("the targets of no run = %v, want none", got)
 	}
 }
 

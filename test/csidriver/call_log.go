@@ -28,34 +28,6 @@ import (
 	"time"
 )
 
-// The methods of the calls a call log records.
-const (
-	// MethodExpand is ControllerExpandVolume.
-	MethodExpand = "ControllerExpandVolume"
-	// MethodModify is ControllerModifyVolume.
-	MethodModify = "ControllerModifyVolume"
-	// MethodNodeStage is NodeStageVolume.
-	MethodNodeStage = "NodeStageVolume"
-	// MethodNodeUnstage is NodeUnstageVolume.
-	MethodNodeUnstage = "NodeUnstageVolume"
-	// MethodNodePublish is NodePublishVolume.
-	MethodNodePublish = "NodePublishVolume"
-	// MethodNodeUnpublish is NodeUnpublishVolume.
-	MethodNodeUnpublish = "NodeUnpublishVolume"
-	// MethodNodeExpand is NodeExpandVolume.
-	MethodNodeExpand = "NodeExpandVolume"
-)
-
-// IsNodeMethod reports whether method is one of the node calls a call log
-// records (MethodNodeStage ... MethodNodeExpand).
-func IsNodeMethod(method string) bool {
-	switch method {
-	case MethodNodeStage, MethodNodeUnstage, MethodNodePublish, MethodNodeUnpublish, MethodNodeExpand:
-		return true
-	}
-	return false
-}
-
 // LoggedCall is one line of a call log: a ControllerExpandVolume,
 // ControllerModifyVolume or node call as a driver process saw it, without
 // its secrets. A call is logged when it arrives, when its caller stops
@@ -67,9 +39,9 @@ type LoggedCall struct {
 	Driver int `json:"driver"`
 	// Seq numbers the calls of one driver process from 1, all methods together.
 	Seq int `json:"seq"`
-	// Method is MethodExpand, MethodModify or a node method (see
-	// IsNodeMethod). ReadCallLog reads a line without it, from a log
-	// written before modify calls were logged, as MethodExpand.
+	// Method is one of MethodExpand ... MethodNodeExpand. ReadCallLog reads
+	// a line without it, from a log written before modify calls were
+	// logged, as MethodExpand.
 	Method string `json:"method,omitempty"`
 	// Pid is the caller's pid (from the socket's peer credentials).
 	Pid      int    `json:"pid"`
@@ -102,12 +74,10 @@ type LoggedCall struct {
 func (c LoggedCall) Ended() bool { return !c.End.IsZero() }
 
 // Node reports whether the call is a node call.
-func (c LoggedCall) Node() bool { return IsNodeMethod(c.Method) }
+func (c LoggedCall) Node() bool { return slices.Contains(nodeMethods, c.Method) }
 
 // CallLog appends the calls of one driver process to a JSON-lines file that
-// outlives the process. Use its Record method as Config.OnExpandCall, its
-// RecordModify method as Config.OnModifyCall and its RecordNode method as
-// Config.OnNodeCall.
+// outlives the process. Use its Record method as Config.OnCall.
 type CallLog struct {
 	driver int
 	mu     sync.Mutex
@@ -123,51 +93,19 @@ func OpenCallLog(path string) (*CallLog, error) {
 	return &CallLog{driver: os.Getpid(), f: f}, nil
 }
 
-// Record appends an expand call as one line.
-func (l *CallLog) Record(call ExpandCall) {
-	c := l.controllerLine(MethodExpand, call.ControllerCall)
-	c.RequiredBytes = call.RequiredBytes
-	c.CapacityBytes, c.NodeExpansionRequired = call.CapacityBytes, call.NodeExpansionRequired
-	l.write(c)
-}
-
-// RecordModify appends a modify call as one line, with its parameters and
-// without its secrets.
-func (l *CallLog) RecordModify(call ModifyCall) {
-	c := l.controllerLine(MethodModify, call.ControllerCall)
-	c.Parameters = call.MutableParameters
-	l.write(c)
-}
-
-// controllerLine is the line of a call of a controller method, without
-// what is the method's own and without the secrets.
-func (l *CallLog) controllerLine(method string, call ControllerCall) LoggedCall {
+// Record appends a call as one line, without its secrets.
+func (l *CallLog) Record(call Call) {
 	c := LoggedCall{
-		Driver: l.driver, Seq: call.Seq, Method: method, Pid: call.Pid, VolumeID: call.VolumeID,
-		Start: call.Start, End: call.End, Deadline: call.Deadline, CallerGone: call.CallerGone,
-	}
-	if !call.End.IsZero() {
-		c.Code = call.Code.String()
-	}
-	return c
-}
-
-// RecordNode appends a node call as one line.
-func (l *CallLog) RecordNode(call NodeCall) {
-	c := LoggedCall{
-		Driver: l.driver, Seq: call.Seq, Method: call.Method, Pid: call.Pid,
-		VolumeID: call.VolumeID, Path: call.Path, RequiredBytes: call.RequiredBytes,
-		Start: call.Start, End: call.End, CapacityBytes: call.CapacityBytes,
+		Driver: l.driver, Seq: call.Seq, Method: call.Method, Pid: call.Pid, VolumeID: call.VolumeID, Path: call.Path,
+		RequiredBytes: call.RequiredBytes, Parameters: call.MutableParameters, Start: call.Start, End: call.End,
+		Deadline: call.Deadline, CallerGone: call.CallerGone,
+		CapacityBytes: call.CapacityBytes, NodeExpansionRequired: call.NodeExpansionRequired,
 	}
 	if call.Ended() {
 		c.Code = call.Code.String()
 	}
-	l.write(c)
-}
-
-// write appends c as one line. Each line is one write to a file opened for
-// appending, so a killed driver leaves whole lines only.
-func (l *CallLog) write(c LoggedCall) {
+	// One write per line to a file opened for appending: a killed driver
+	// leaves whole lines only.
 	line, err := json.Marshal(c)
 	if err != nil {
 		return

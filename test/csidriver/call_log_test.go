@@ -29,7 +29,7 @@ import (
 
 func TestCallLog(t *testing.T) {
 	path, log := openCallLog(t)
-	d, c := dial(t, Config{OnExpandCall: log.Record})
+	d, c := dial(t, Config{OnCall: log.Record})
 	ctx := testContext(t)
 	req := expandRequest("vol-1", 10)
 	req.Secrets = map[string]string{"password": "s3cr3t"}
@@ -139,7 +139,7 @@ func TestReadCallLogOfCSIMock(t *testing.T) {
 
 func TestCallLogModifyCalls(t *testing.T) {
 	path, log := openCallLog(t)
-	d, c := dial(t, Config{OnExpandCall: log.Record, OnModifyCall: log.RecordModify})
+	d, c := dial(t, Config{OnCall: log.Record})
 	ctx := testContext(t)
 	req := modifyRequest("vol-1", map[string]string{"iops": "3000"})
 	req.Secrets = map[string]string{"password": "s3cr3t"}
@@ -211,7 +211,7 @@ func TestReadCallLogMethods(t *testing.T) {
 
 func TestCallLogNodeCalls(t *testing.T) {
 	path, log := openCallLog(t)
-	d, c := dial(t, Config{ControllerExpand: true, NodeExpand: true, OnExpandCall: log.Record, OnNodeCall: log.RecordNode})
+	d, c := dial(t, Config{ControllerExpand: true, NodeExpand: true, OnCall: log.Record})
 	d.AddVolume("vol-1", 100)
 	p := newNodePaths(t)
 	ctx := testContext(t)

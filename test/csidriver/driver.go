@@ -34,10 +34,13 @@ import (
 	"net"
 	"os"
 	"sync"
+	"syscall"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
-	"github.com/kubernetes-csi/csi-lib-utils/protosanitizer"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 	"k8s.io/klog/v2"
 )
 
@@ -46,14 +49,10 @@ type Config struct {
 	// DriverName is returned by GetPluginInfo. It may be empty, to test clients
 	// that must reject an empty name.
 	DriverName string
-	// ControllerExpand advertises the controller capability EXPAND_VOLUME.
-	ControllerExpand bool
-	// NodeExpand advertises the node capability EXPAND_VOLUME.
-	NodeExpand bool
-	// Online advertises the plugin capability VolumeExpansion ONLINE.
-	Online bool
-	// Offline advertises the plugin capability VolumeExpansion OFFLINE.
-	Offline bool
+	// ControllerExpand and NodeExpand advertise the controller and the node
+	// capability EXPAND_VOLUME; Online and Offline the plugin capability
+	// VolumeExpansion ONLINE and OFFLINE.
+	ControllerExpand, NodeExpand, Online, Offline bool
 	// SingleNodeMultiWriter advertises the controller capability SINGLE_NODE_MULTI_WRITER.
 	SingleNodeMultiWriter bool
 	// ControllerModify advertises the controller capability MODIFY_VOLUME.
@@ -62,9 +61,8 @@ type Config struct {
 	// NodeExpansionRequired is returned by every successful ControllerExpandVolume.
 	NodeExpansionRequired bool
 	// AllocationUnit, when positive, makes ControllerExpandVolume allocate
-	// whole units: the required bytes are rounded up to a multiple of it, and
-	// the answer's capacity_bytes is that larger size, as drivers that
-	// allocate in extents do.
+	// whole units, as drivers that allocate in extents do: the required bytes
+	// are rounded up to a multiple of it, and answered as capacity_bytes.
 	AllocationUnit int64
 	// ProbeNotReadyTimes is how many Probe calls answer ready=false before the
 	// driver reports ready.
@@ -81,27 +79,21 @@ type Config struct {
 	NoNodeService bool
 	// NodeID is what NodeGetInfo answers; empty means DefaultNodeID.
 	NodeID string
-	// StateFile, when set, keeps the volume sizes and mutable parameters
-	// across restarts of the driver, as a storage backend would: Serve loads
-	// it, and every change is written to it before the call that made it
-	// answers. It keeps what the node side did too (file-system sizes,
-	// staging and target paths), as mounts outlive a driver's restart.
+	// StateFile, when set, keeps the volume sizes, mutable parameters and what
+	// the node side did (file-system sizes, staging and target paths, as mounts
+	// outlive a driver's restart) across restarts, as a storage backend would:
+	// Serve loads it, and every change is written to it before the call that
+	// made it answers.
 	StateFile string
 	// FaultFile, when set, scripts the driver's answers: a JSON list of
-	// Answer, read again whenever its content changes (see Script).
+	// Answer, read again whenever its content changes.
 	FaultFile string
-	// OnExpandCall, when set, is called with a copy of each
-	// ControllerExpandVolume call when it arrives (End zero), when its caller
+	// OnCall, when set, is called with a copy of each recorded call (see
+	// Call) when it arrives (End zero), when the caller of a controller call
 	// stops waiting before the end (CallerGone set), and when it ends, for
 	// instance to write a call log that outlives the driver. Calls for one
-	// ControllerExpandVolume may come from different goroutines.
-	OnExpandCall func(ExpandCall)
-	// OnModifyCall is OnExpandCall for ControllerModifyVolume calls.
-	OnModifyCall func(ModifyCall)
-	// OnNodeCall, when set, is called with each NodeStageVolume,
-	// NodeUnstageVolume, NodePublishVolume, NodeUnpublishVolume and
-	// NodeExpandVolume call when it arrives (End zero) and when it ends.
-	OnNodeCall func(NodeCall)
+	// call may come from different goroutines.
+	OnCall func(Call)
 }
 
 // Driver is a running test driver. All its methods are safe for concurrent use.
@@ -116,19 +108,14 @@ type Driver struct {
 	stopOnce sync.Once
 	done     chan struct{} // closed when Serve's goroutine returns
 
-	mu            sync.Mutex
-	probes        int // Probe calls answered so far
-	faults        faults
-	volumes       map[string]int64             // volume ID -> size in bytes
-	parameters    map[string]map[string]string // volume ID -> applied mutable parameters
-	seq           int                          // calls recorded so far
-	expand        expandOp
-	modify        modifyOp
-	nodeCalls     []NodeCall
-	node          map[string]NodeVolume // volume ID -> what the node side did with it
-	script        script
-	inFlight      map[string]int // volume ID -> expand and modify calls running now
-	maxConcurrent map[string]int // volume ID -> highest value inFlight reached
+	mu         sync.Mutex
+	probes     int                // Probe calls answered so far
+	faults     map[string]*faults // short method name -> faults armed on it
+	script     script
+	calls      []Call
+	volumes    map[string]int64             // volume ID -> size in bytes
+	parameters map[string]map[string]string // volume ID -> applied mutable parameters
+	node       map[string]NodeVolume        // volume ID -> what the node side did with it
 }
 
 // Serve starts a driver with cfg on a unix socket at socketPath. A stale socket
@@ -139,26 +126,20 @@ func Serve(socketPath string, cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := removeStaleSocket(socketPath); err != nil {
-		return nil, err
+	if fi, err := os.Lstat(socketPath); err == nil && fi.Mode().Type() != fs.ModeSocket {
+		return nil, fmt.Errorf("socket path %q exists and is not a socket", socketPath)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("check socket path %q: %w", socketPath, err)
+	} else if err := os.Remove(socketPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("remove stale socket %q: %w", socketPath, err)
 	}
 	lis, err := net.Listen("unix", socketPath)
 	if err != nil {
 		return nil, fmt.Errorf("listen on unix socket %q: %w", socketPath, err)
 	}
-	d := &Driver{
-		cfg:           cfg,
-		endpoint:      socketPath,
-		done:          make(chan struct{}),
-		volumes:       st.Volumes,
-		parameters:    st.Parameters,
-		node:          st.Node,
-		inFlight:      map[string]int{},
-		maxConcurrent: map[string]int{},
-		expand:        expandOp{method: csi.Controller_ControllerExpandVolume_FullMethodName, observer: cfg.OnExpandCall},
-		modify:        modifyOp{method: csi.Controller_ControllerModifyVolume_FullMethodName, observer: cfg.OnModifyCall},
-	}
-	// The peer credentials tell which process made each call (ExpandCall.Pid).
+	d := &Driver{cfg: cfg, endpoint: socketPath, done: make(chan struct{}), faults: map[string]*faults{},
+		volumes: st.Volumes, parameters: st.Parameters, node: st.Node}
+	// The peer credentials tell which process made each call (Call.Pid).
 	d.server = grpc.NewServer(grpc.Creds(peerCredentials{}), grpc.UnaryInterceptor(d.intercept))
 	csi.RegisterIdentityServer(d.server, d)
 	if !cfg.NoControllerService {
@@ -193,40 +174,99 @@ func (d *Driver) Stop() {
 	})
 }
 
-func removeStaleSocket(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("check socket path %q: %w", path, err)
-	}
-	if fi.Mode().Type() != fs.ModeSocket {
-		return fmt.Errorf("socket path %q exists and is not a socket", path)
-	}
-	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("remove stale socket %q: %w", path, err)
-	}
-	return nil
+// GetPluginInfo returns the configured driver name, which may be empty.
+func (d *Driver) GetPluginInfo(context.Context, *csi.GetPluginInfoRequest) (*csi.GetPluginInfoResponse, error) {
+	return &csi.GetPluginInfoResponse{Name: d.cfg.DriverName, VendorVersion: "test"}, nil
 }
 
-// intercept records the node calls, fails calls as armed with FailCall or
-// scripted, and logs every call with secrets stripped, for debugging
-// end-to-end runs.
-func (d *Driver) intercept(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	logger := klog.FromContext(ctx)
-	logger.V(5).Info("Test driver call", "method", info.FullMethod, "request", protosanitizer.StripSecrets(req))
-	end := d.beginNodeCall(ctx, req)
-	var resp any
-	err := d.takeCallFault(info.FullMethod, req).suffer(ctx)
-	if err == nil {
-		resp, err = handler(ctx, req)
+// GetPluginCapabilities returns CONTROLLER_SERVICE (unless Config.NoControllerService)
+// and the configured VolumeExpansion types.
+func (d *Driver) GetPluginCapabilities(context.Context, *csi.GetPluginCapabilitiesRequest) (*csi.GetPluginCapabilitiesResponse, error) {
+	var caps []*csi.PluginCapability
+	if !d.cfg.NoControllerService {
+		caps = append(caps, &csi.PluginCapability{Type: &csi.PluginCapability_Service_{
+			Service: &csi.PluginCapability_Service{Type: csi.PluginCapability_Service_CONTROLLER_SERVICE},
+		}})
 	}
-	end(resp, err)
-	if err != nil {
-		logger.V(5).Info("Test driver error", "method", info.FullMethod, "err", err)
-		return resp, err
+	for _, typ := range enabled([]csi.PluginCapability_VolumeExpansion_Type{csi.PluginCapability_VolumeExpansion_ONLINE,
+		csi.PluginCapability_VolumeExpansion_OFFLINE}, d.cfg.Online, d.cfg.Offline) {
+		caps = append(caps, &csi.PluginCapability{Type: &csi.PluginCapability_VolumeExpansion_{
+			VolumeExpansion: &csi.PluginCapability_VolumeExpansion{Type: typ},
+		}})
 	}
-	logger.V(5).Info("Test driver response", "method", info.FullMethod, "response", protosanitizer.StripSecrets(resp))
-	return resp, nil
+	return &csi.GetPluginCapabilitiesResponse{Capabilities: caps}, nil
 }
+
+// enabled returns the capability types whose flag in on is set, in order.
+func enabled[T any](types []T, on ...bool) []T {
+	var out []T
+	for i, typ := range types {
+		if on[i] {
+			out = append(out, typ)
+		}
+	}
+	return out
+}
+
+// Probe answers ready=false for the first Config.ProbeNotReadyTimes calls,
+// then ready=true. Calls failed with FailCall do not count.
+func (d *Driver) Probe(context.Context, *csi.ProbeRequest) (*csi.ProbeResponse, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.probes++
+	return &csi.ProbeResponse{Ready: wrapperspb.Bool(d.probes > d.cfg.ProbeNotReadyTimes)}, nil
+}
+
+// peerInfo is the process at the other end of a unix socket connection, as
+// the kernel reports it (SO_PEERCRED) when it connected; Pid is 0 when the
+// kernel could not tell. It is the credentials.AuthInfo of every call.
+type peerInfo struct {
+	credentials.CommonAuthInfo
+	Pid int
+}
+
+func (peerInfo) AuthType() string { return "peercred" }
+
+// callerPid returns the pid of the process that made the call of ctx, or 0.
+func callerPid(ctx context.Context) int {
+	if p, ok := peer.FromContext(ctx); ok {
+		if info, ok := p.AuthInfo.(peerInfo); ok {
+			return info.Pid
+		}
+	}
+	return 0
+}
+
+// peerCredentials are server transport credentials that secure nothing: they
+// only read the peer's pid off the accepted unix socket, so that the driver can
+// tell which process made each call (a resizer that was killed and restarted
+// comes back with a new pid). Clients connect with insecure credentials.
+type peerCredentials struct{}
+
+func (peerCredentials) ClientHandshake(context.Context, string, net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	return nil, nil, errors.New("peer credentials are for the server side only")
+}
+
+// ServerHandshake never fails a connection: a peer whose credentials cannot
+// be read is served with Pid 0.
+func (peerCredentials) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	info := peerInfo{CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.NoSecurity}}
+	if sc, ok := conn.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			_ = raw.Control(func(fd uintptr) {
+				if cred, err := syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED); err == nil {
+					info.Pid = int(cred.Pid)
+				}
+			})
+		}
+	}
+	return conn, info, nil
+}
+
+func (peerCredentials) Info() credentials.ProtocolInfo {
+	return credentials.ProtocolInfo{SecurityProtocol: "peercred"}
+}
+
+func (peerCredentials) Clone() credentials.TransportCredentials { return peerCredentials{} }
+
+func (peerCredentials) OverrideServerName(string) error { return nil }

@@ -17,13 +17,18 @@ limitations under the License.
 package csidriver
 
 import (
+	"context"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 func TestServeSocketPath(t *testing.T) {
@@ -111,4 +116,159 @@ func TestStartForTestShortensLongPaths(t *testing.T) {
 			t.Fatalf("GetPluginInfo: %v", err)
 		}
 	})
+}
+
+func TestGetPluginInfo(t *testing.T) {
+	for _, name := range []string{"test.csi.example.com", ""} {
+		t.Run("name "+name, func(t *testing.T) {
+			_, c := dial(t, Config{DriverName: name})
+			resp, err := c.identity.GetPluginInfo(testContext(t), &csi.GetPluginInfoRequest{})
+			if err != nil {
+				t.Fatalf("GetPluginInfo: %v", err)
+			}
+			if resp.GetName() != name || resp.GetVendorVersion() != "test" {
+				t.Errorf("GetPluginInfo = %v, want name %q", resp, name)
+			}
+		})
+	}
+}
+
+func TestGetPluginCapabilities(t *testing.T) {
+	tests := []struct {
+		name        string
+		cfg         Config
+		wantService bool
+		wantExp     []csi.PluginCapability_VolumeExpansion_Type
+	}{
+		{name: "controller service, no expansion type", cfg: Config{}, wantService: true},
+		{name: "no controller service", cfg: Config{NoControllerService: true}},
+		{name: "online", cfg: Config{Online: true}, wantService: true,
+			wantExp: []csi.PluginCapability_VolumeExpansion_Type{csi.PluginCapability_VolumeExpansion_ONLINE}},
+		{name: "offline", cfg: Config{Offline: true}, wantService: true,
+			wantExp: []csi.PluginCapability_VolumeExpansion_Type{csi.PluginCapability_VolumeExpansion_OFFLINE}},
+		{name: "both", cfg: Config{Online: true, Offline: true}, wantService: true,
+			wantExp: []csi.PluginCapability_VolumeExpansion_Type{csi.PluginCapability_VolumeExpansion_ONLINE, csi.PluginCapability_VolumeExpansion_OFFLINE}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, c := dial(t, tc.cfg)
+			resp, err := c.identity.GetPluginCapabilities(testContext(t), &csi.GetPluginCapabilitiesRequest{})
+			if err != nil {
+				t.Fatalf("GetPluginCapabilities: %v", err)
+			}
+			var gotService bool
+			var gotExp []csi.PluginCapability_VolumeExpansion_Type
+			for _, c := range resp.GetCapabilities() {
+				if c.GetService().GetType() == csi.PluginCapability_Service_CONTROLLER_SERVICE {
+					gotService = true
+				}
+				if e := c.GetVolumeExpansion(); e != nil {
+					gotExp = append(gotExp, e.GetType())
+				}
+			}
+			if gotService != tc.wantService || !slices.Equal(gotExp, tc.wantExp) {
+				t.Errorf("capabilities = %v, want controller service %v and expansion %v", resp, tc.wantService, tc.wantExp)
+			}
+			_, err = c.controller.ControllerGetCapabilities(testContext(t), &csi.ControllerGetCapabilitiesRequest{})
+			if tc.cfg.NoControllerService && status.Code(err) != codes.Unimplemented {
+				t.Errorf("ControllerGetCapabilities without controller service: err = %v, want Unimplemented", err)
+			}
+		})
+	}
+}
+
+func TestProbe(t *testing.T) {
+	tests := []struct {
+		name      string
+		cfg       Config
+		failCode  codes.Code
+		failTimes int
+		// want is one entry per Probe call: the code, and readiness when OK.
+		want []probeResult
+	}{
+		{
+			name: "ready at once",
+			want: []probeResult{{codes.OK, true}, {codes.OK, true}},
+		},
+		{
+			name: "not ready twice",
+			cfg:  Config{ProbeNotReadyTimes: 2},
+			want: []probeResult{{codes.OK, false}, {codes.OK, false}, {codes.OK, true}},
+		},
+		{
+			name:      "fails once then not ready once",
+			cfg:       Config{ProbeNotReadyTimes: 1},
+			failCode:  codes.FailedPrecondition,
+			failTimes: 1,
+			want:      []probeResult{{codes.FailedPrecondition, false}, {codes.OK, false}, {codes.OK, true}},
+		},
+		{
+			name:      "fails for ever",
+			failCode:  codes.Internal,
+			failTimes: -1,
+			want:      []probeResult{{codes.Internal, false}, {codes.Internal, false}, {codes.Internal, false}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, tc.cfg)
+			d.FailCall(csi.Identity_Probe_FullMethodName, tc.failCode, tc.failTimes)
+			for i, want := range tc.want {
+				resp, err := c.identity.Probe(testContext(t), &csi.ProbeRequest{})
+				got := probeResult{status.Code(err), resp.GetReady().GetValue()}
+				if got != want {
+					t.Errorf("Probe call %d = %+v, want %+v", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+type probeResult struct {
+	code  codes.Code
+	ready bool
+}
+
+func TestCallsRecordCallerPid(t *testing.T) {
+	d, c := dial(t, Config{})
+	if _, err := c.controller.ControllerExpandVolume(testContext(t), expandRequest("vol-1", 10)); err != nil {
+		t.Fatalf("ControllerExpandVolume: %v", err)
+	}
+	if got, want := d.Calls()[0].Pid, os.Getpid(); got != want {
+		t.Errorf("caller pid = %d, want this process, %d", got, want)
+	}
+}
+
+func TestCallsRecordWhenTheCallerGaveUp(t *testing.T) {
+	tests := []struct {
+		name     string
+		delay    time.Duration
+		wantGone bool
+	}{
+		{name: "answered in time"},
+		{name: "caller's deadline passed", delay: time.Hour, wantGone: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c := dial(t, Config{})
+			d.SetExpandDelay(tc.delay)
+			ctx, cancel := context.WithTimeout(testContext(t), 200*time.Millisecond)
+			defer cancel()
+			_, err := c.controller.ControllerExpandVolume(ctx, expandRequest("vol-1", 10))
+			if tc.wantGone != (status.Code(err) == codes.DeadlineExceeded) {
+				t.Fatalf("ControllerExpandVolume: %v", err)
+			}
+			waitFor(t, "the call to end", func() bool { return d.InFlight("vol-1") == 0 })
+			call := d.Calls()[0]
+			if call.Deadline.IsZero() {
+				t.Error("the caller's deadline is not recorded")
+			}
+			if gone := !call.CallerGone.IsZero(); gone != tc.wantGone {
+				t.Errorf("CallerGone = %v, want set: %v", call.CallerGone, tc.wantGone)
+			}
+			if tc.wantGone && (call.CallerGone.Before(call.Start) || call.CallerGone.After(call.End)) {
+				t.Errorf("CallerGone %v outside the call %v-%v", call.CallerGone, call.Start, call.End)
+			}
+		})
+	}
 }

@@ -262,16 +262,16 @@ func TestFailCall(t *testing.T) {
 	if _, err := c.controller.ControllerExpandVolume(ctx, expandRequest("vol-1", 10)); status.Code(err) != codes.Internal {
 		t.Errorf("ControllerExpandVolume error = %v, want Internal", err)
 	}
-	if n := len(d.Calls()); n != 0 {
-		t.Errorf("a call failed by FailCall was recorded: %d calls", n)
+	if calls := d.Calls(); len(calls) != 1 || calls[0].Code != codes.Internal {
+		t.Errorf("a call failed by FailCall was not recorded with its code: %+v", calls)
 	}
 }
 
 func TestModifyFaults(t *testing.T) {
-	hooked := func(context.Context, *csi.ControllerModifyVolumeRequest) (*csi.ControllerModifyVolumeResponse, bool, error) {
+	hooked := func(context.Context, any) (any, bool, error) {
 		return nil, true, status.Error(codes.ResourceExhausted, "quota")
 	}
-	declined := func(context.Context, *csi.ControllerModifyVolumeRequest) (*csi.ControllerModifyVolumeResponse, bool, error) {
+	declined := func(context.Context, any) (any, bool, error) {
 		return nil, false, errors.New("ignored")
 	}
 	tests := []struct {
@@ -287,18 +287,18 @@ func TestModifyFaults(t *testing.T) {
 			want: []codes.Code{codes.Internal, codes.Internal}, wantRecorded: 2},
 		{name: "code OK disarms", arm: func(d *Driver) { d.FailModify(codes.OK, 3) }, want: []codes.Code{codes.OK}, wantRecorded: 1},
 		{name: "expand faults leave modify alone", arm: func(d *Driver) { d.FailExpand(codes.Internal, -1) }, want: []codes.Code{codes.OK}, wantRecorded: 1},
-		{name: "hook answers", arm: func(d *Driver) { d.SetModifyHook(hooked) }, want: []codes.Code{codes.ResourceExhausted}, wantRecorded: 1},
-		{name: "hook declines", arm: func(d *Driver) { d.SetModifyHook(declined) }, want: []codes.Code{codes.OK}, wantRecorded: 1},
-		{name: "hook removed", arm: func(d *Driver) { d.SetModifyHook(hooked); d.SetModifyHook(nil) }, want: []codes.Code{codes.OK}, wantRecorded: 1},
-		{name: "failed call by full method name is not recorded",
+		{name: "hook answers", arm: func(d *Driver) { d.SetHook(MethodModify, hooked) }, want: []codes.Code{codes.ResourceExhausted}, wantRecorded: 1},
+		{name: "hook declines", arm: func(d *Driver) { d.SetHook(MethodModify, declined) }, want: []codes.Code{codes.OK}, wantRecorded: 1},
+		{name: "hook removed", arm: func(d *Driver) { d.SetHook(MethodModify, hooked); d.SetHook(MethodModify, nil) }, want: []codes.Code{codes.OK}, wantRecorded: 1},
+		{name: "failed call by full method name is recorded",
 			arm:  func(d *Driver) { d.FailCall(csi.Controller_ControllerModifyVolume_FullMethodName, codes.Aborted, 1) },
-			want: []codes.Code{codes.Aborted, codes.OK}, wantRecorded: 1},
-		{name: "failed call by short method name is not recorded",
+			want: []codes.Code{codes.Aborted, codes.OK}, wantRecorded: 2},
+		{name: "failed call by short method name is recorded",
 			arm:  func(d *Driver) { d.FailCall("ControllerModifyVolume", codes.Aborted, 1) },
-			want: []codes.Code{codes.Aborted, codes.OK}, wantRecorded: 1},
+			want: []codes.Code{codes.Aborted, codes.OK}, wantRecorded: 2},
 		{name: "reset", arm: func(d *Driver) {
 			d.FailModify(codes.Internal, -1)
-			d.SetModifyHook(hooked)
+			d.SetHook(MethodModify, hooked)
 			d.SetModifyDelay(time.Hour)
 			d.FailCall("ControllerModifyVolume", codes.Aborted, -1)
 			d.ResetFaults()

@@ -20,6 +20,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -138,7 +139,7 @@ type controllerMethod struct {
 	delay func(d *Driver, delay time.Duration)
 	hold  func(d *Driver) (release func())
 	// recorded returns the calls of the method the driver recorded.
-	recorded func(d *Driver) []ControllerCall
+	recorded func(d *Driver) []Call
 	// changed reports whether a call changed volumeID in the driver.
 	changed func(d *Driver, volumeID string) bool
 }
@@ -153,7 +154,7 @@ var controllerMethods = []controllerMethod{
 		},
 		delay:    (*Driver).SetExpandDelay,
 		hold:     (*Driver).HoldExpand,
-		recorded: func(d *Driver) []ControllerCall { return sharedOf(d.Calls()) },
+		recorded: (*Driver).Calls,
 		changed: func(d *Driver, volumeID string) bool {
 			_, known := d.VolumeSize(volumeID)
 			return known
@@ -166,8 +167,8 @@ var controllerMethods = []controllerMethod{
 			return err
 		},
 		delay:    (*Driver).SetModifyDelay,
-		hold:     (*Driver).HoldModify,
-		recorded: func(d *Driver) []ControllerCall { return sharedOf(d.ModifyCalls()) },
+		hold:     func(d *Driver) func() { return d.Hold(MethodModify) },
+		recorded: (*Driver).ModifyCalls,
 		changed: func(d *Driver, volumeID string) bool {
 			_, known := d.VolumeParameters(volumeID)
 			return known
@@ -183,14 +184,58 @@ func (m controllerMethod) other() controllerMethod {
 	return controllerMethods[0]
 }
 
-// sharedOf returns what calls of any controller method record.
-func sharedOf[C any, P interface {
-	*C
-	shared() *ControllerCall
-}](calls []C) []ControllerCall {
-	out := make([]ControllerCall, len(calls))
-	for i := range calls {
-		out[i] = *P(&calls[i]).shared()
+// Script replaces the scripted answers not taken yet with answers, as a
+// change of Config.FaultFile does. An answer with an unknown code or a bad
+// delay is an error, and nothing is replaced.
+func (d *Driver) Script(answers ...Answer) error {
+	parsed, err := parseAnswers(answers)
+	if err != nil {
+		return err
 	}
-	return out
+	d.locked(func() { d.script.answers = parsed })
+	return nil
+}
+
+// VolumeSize returns the size of volumeID and whether the driver knows it.
+func (d *Driver) VolumeSize(volumeID string) (size int64, ok bool) {
+	d.locked(func() { size, ok = d.volumes[volumeID] })
+	return size, ok
+}
+
+// NodeVolume returns a copy of what the node side knows of volumeID, and
+// whether it was ever staged.
+func (d *Driver) NodeVolume(volumeID string) (nv NodeVolume, ok bool) {
+	d.locked(func() { nv, ok = d.node[volumeID] })
+	nv.Staged, nv.Published = slices.Clone(nv.Staged), slices.Clone(nv.Published)
+	return nv, ok
+}
+
+// FileSystemSize returns the size of the file system on volumeID, and
+// whether the volume was ever staged (and so has one).
+func (d *Driver) FileSystemSize(volumeID string) (int64, bool) {
+	nv, ok := d.NodeVolume(volumeID)
+	return nv.FileSystemBytes, ok
+}
+
+// MaxConcurrent returns the highest number of ControllerExpandVolume and
+// ControllerModifyVolume calls for volumeID that ran at the same time, from
+// their records: above 1 means two calls for one volume overlapped.
+func (d *Driver) MaxConcurrent(volumeID string) int {
+	var calls []Call
+	for _, c := range append(d.Calls(), d.ModifyCalls()...) {
+		if c.VolumeID == volumeID {
+			calls = append(calls, c)
+		}
+	}
+	most := 0
+	for _, c := range calls {
+		n := 0 // calls running when c arrived, c included
+		for _, o := range calls {
+			if o.Seq <= c.Seq && (!o.Ended() || o.End.After(c.Start)) {
+				n++
+			}
+		}
+		most = max(most, n)
+	}
+	return most
 }

@@ -79,13 +79,13 @@ func TestModifyCallsRecordRequests(t *testing.T) {
 // gives up while it is held: its arrival, the caller's leaving, and its end.
 func TestOnModifyCall(t *testing.T) {
 	var mu sync.Mutex
-	var seen []ModifyCall
-	d, c := dial(t, Config{OnModifyCall: func(call ModifyCall) {
+	var seen []Call
+	d, c := dial(t, Config{OnCall: func(call Call) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, call)
 	}})
-	release := d.HoldModify()
+	release := d.Hold(MethodModify)
 	defer release()
 	ctx, cancel := context.WithCancel(testContext(t))
 	errc := make(chan error, 1)
@@ -131,7 +131,7 @@ func TestOnModifyCall(t *testing.T) {
 // one volume at once count as an overlap.
 func TestInFlightCountsBothMethods(t *testing.T) {
 	d, c := dial(t, Config{})
-	releaseExpand, releaseModify := d.HoldExpand(), d.HoldModify()
+	releaseExpand, releaseModify := d.HoldExpand(), d.Hold(MethodModify)
 	ctx := testContext(t)
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -91,7 +91,7 @@ func TestNodeExpandVolume(t *testing.T) {
 			d.AddVolume("vol-1", 100)
 			p := newNodePaths(t)
 			stageAndPublish(t, c, "vol-1", p)
-			if !d.nodeOnly() {
+			if tc.cfg.ControllerExpand && !tc.cfg.NoControllerService {
 				// The controller step of an expansion to 200 bytes.
 				if _, err := c.controller.ControllerExpandVolume(testContext(t), expandRequest("vol-1", 200)); err != nil {
 					t.Fatalf("ControllerExpandVolume: %v", err)
@@ -121,7 +121,7 @@ func TestHoldNodeExpand(t *testing.T) {
 	d.AddVolume("vol-1", 100)
 	p := newNodePaths(t)
 	stageAndPublish(t, c, "vol-1", p)
-	release := d.HoldNodeExpand()
+	release := d.Hold(MethodNodeExpand)
 	defer release()
 	done := make(chan error, 1)
 	go func() {
@@ -149,14 +149,14 @@ func TestSetNodeExpandDelay(t *testing.T) {
 	d.AddVolume("vol-1", 100)
 	p := newNodePaths(t)
 	stageAndPublish(t, c, "vol-1", p)
-	d.SetNodeExpandDelay(time.Hour)
+	d.SetDelay(MethodNodeExpand, time.Hour)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
 	_, err := c.node.NodeExpandVolume(ctx, nodeExpandRequest("vol-1", p.target, 200))
 	if status.Code(err) != codes.DeadlineExceeded {
 		t.Fatalf("delayed NodeExpandVolume = %v, want DeadlineExceeded", err)
 	}
-	d.SetNodeExpandDelay(0)
+	d.SetDelay(MethodNodeExpand, 0)
 	if _, err := c.node.NodeExpandVolume(testContext(t), nodeExpandRequest("vol-1", p.target, 200)); err != nil {
 		t.Fatalf("NodeExpandVolume without a delay: %v", err)
 	}

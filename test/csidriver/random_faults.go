@@ -22,7 +22,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -42,8 +41,8 @@ type RandomFaults struct {
 	// HangRate is the share of calls that hang for HangFor before they go on
 	// as usual. A hang does not end when the caller gives up: like a backend
 	// operation already under way, it finishes and changes the volume, and
-	// the answer goes to nobody (unless a delay of SetExpandDelay or
-	// SetModifyDelay follows, which does honour the caller).
+	// the answer goes to nobody (unless a delay of SetDelay
+	// follows, which does honour the caller).
 	HangRate float64
 	HangFor  time.Duration
 	// Until ends the faults: calls that arrive later are served normally.
@@ -55,56 +54,30 @@ type RandomFaults struct {
 // driver that is down, one that timed out on its own, and a plain failure.
 var DefaultFaultCodes = []codes.Code{codes.Unavailable, codes.DeadlineExceeded, codes.Internal}
 
-// Hook returns the faults as an ExpandHook for SetExpandHook.
-func (f RandomFaults) Hook() ExpandHook {
-	expand, _ := f.Hooks()
-	return expand
-}
-
-// Hooks returns the faults as hooks for SetExpandHook and SetModifyHook.
-// Both draw from one source, so that the seed fixes the faults of the calls
-// of both methods in their order of arrival.
-func (f RandomFaults) Hooks() (ExpandHook, ModifyHook) {
-	strike := f.striker()
-	return strikeHook[*csi.ControllerExpandVolumeRequest, *csi.ControllerExpandVolumeResponse](strike),
-		strikeHook[*csi.ControllerModifyVolumeRequest, *csi.ControllerModifyVolumeResponse](strike)
-}
-
-// strikeHook is a hook that strikes every call with strike.
-func strikeHook[Req volumeRequest, Resp any](strike func(volumeID string) (handled bool, err error)) ControllerHook[Req, Resp] {
-	return func(_ context.Context, req Req) (Resp, bool, error) {
-		handled, err := strike(req.GetVolumeId())
-		var none Resp
-		return none, handled, err
-	}
-}
-
-// striker returns the fault of one call: a failure (handled, with an error),
-// a hang and then nothing, or nothing.
-func (f RandomFaults) striker() func(volumeID string) (handled bool, err error) {
+// Hook returns the faults as a Hook, for SetHook of ControllerExpandVolume
+// and of ControllerModifyVolume: installed for both, it draws from one
+// source, so that the seed fixes the faults of the calls of both methods in
+// their order of arrival.
+func (f RandomFaults) Hook() Hook {
 	if len(f.Codes) == 0 {
 		f.Codes = DefaultFaultCodes
 	}
 	var mu sync.Mutex
 	rnd := rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15))
-	draw := func() (p float64, code codes.Code) {
-		mu.Lock()
-		defer mu.Unlock()
-		return rnd.Float64(), f.Codes[rnd.IntN(len(f.Codes))]
-	}
-	return func(volumeID string) (bool, error) {
+	return func(_ context.Context, req any) (any, bool, error) {
 		if !f.Until.IsZero() && time.Now().After(f.Until) {
-			return false, nil
+			return nil, false, nil
 		}
-		p, code := draw()
+		mu.Lock()
+		p, code := rnd.Float64(), f.Codes[rnd.IntN(len(f.Codes))]
+		mu.Unlock()
 		switch {
 		case p < f.FailRate:
-			return true, status.Errorf(code, "injected random fault %s for volume %q", code, volumeID)
+			return nil, true, status.Errorf(code, "injected random fault %s for volume %q", code, volumeIDOf(req))
 		case p < f.FailRate+f.HangRate:
 			// Deliberately deaf to the caller's context: see HangRate.
-			hang := time.NewTimer(f.HangFor)
-			<-hang.C
+			time.Sleep(f.HangFor)
 		}
-		return false, nil
+		return nil, false, nil
 	}
 }

@@ -80,7 +80,7 @@ func TestRandomFaultsRepeatWithTheSeed(t *testing.T) {
 
 func TestRandomHangOutlivesTheCaller(t *testing.T) {
 	d, c := dial(t, Config{})
-	d.SetExpandHook(RandomFaults{Seed: 1, HangRate: 1, HangFor: time.Second}.Hook())
+	d.SetHook(MethodExpand, RandomFaults{Seed: 1, HangRate: 1, HangFor: time.Second}.Hook())
 	// 300 ms leaves the call time to reach the driver on a loaded machine.
 	ctx, cancel := context.WithTimeout(testContext(t), 300*time.Millisecond)
 	defer cancel()
@@ -97,20 +97,20 @@ func TestRandomHangOutlivesTheCaller(t *testing.T) {
 	}
 }
 
-// TestRandomFaultsHooksShareTheSource checks that the hooks of one Hooks call
-// draw from one source: calls of both methods, interleaved, get the faults
-// that as many calls of one method would.
+// TestRandomFaultsHooksShareTheSource checks that one Hook installed for both
+// methods draws from one source: calls of both methods, interleaved, get the
+// faults that as many calls of one method would.
 func TestRandomFaultsHooksShareTheSource(t *testing.T) {
 	f := RandomFaults{Seed: 7, FailRate: 0.5}
 	want := outcomes(t, f, 100)
-	expand, modify := f.Hooks()
+	hook := f.Hook()
 	var got []codes.Code
 	for i := range 100 {
 		var err error
 		if i%3 == 0 {
-			_, _, err = modify(testContext(t), modifyRequest("vol-1", nil))
+			_, _, err = hook(testContext(t), modifyRequest("vol-1", nil))
 		} else {
-			_, _, err = expand(testContext(t), expandRequest("vol-1", 10))
+			_, _, err = hook(testContext(t), expandRequest("vol-1", 10))
 		}
 		got = append(got, status.Code(err))
 	}
@@ -133,9 +133,9 @@ func TestRandomFaultsOnModify(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d, c := dial(t, Config{})
-			expand, modify := tc.faults.Hooks()
-			d.SetExpandHook(expand)
-			d.SetModifyHook(modify)
+			hook := tc.faults.Hook()
+			d.SetHook(MethodExpand, hook)
+			d.SetHook(MethodModify, hook)
 			_, err := c.controller.ControllerModifyVolume(testContext(t), modifyRequest("vol-1", map[string]string{"iops": "1"}))
 			if status.Code(err) != tc.wantCode {
 				t.Fatalf("ControllerModifyVolume = %v, want code %v", err, tc.wantCode)
@@ -149,8 +149,7 @@ func TestRandomFaultsOnModify(t *testing.T) {
 
 func TestRandomHangOnModifyOutlivesTheCaller(t *testing.T) {
 	d, c := dial(t, Config{})
-	_, modify := RandomFaults{Seed: 1, HangRate: 1, HangFor: time.Second}.Hooks()
-	d.SetModifyHook(modify)
+	d.SetHook(MethodModify, RandomFaults{Seed: 1, HangRate: 1, HangFor: time.Second}.Hook())
 	// 300 ms leaves the call time to reach the driver on a loaded machine.
 	ctx, cancel := context.WithTimeout(testContext(t), 300*time.Millisecond)
 	defer cancel()

@@ -33,8 +33,9 @@ import (
 )
 
 // Answer is one scripted answer: the next call of Method (on VolumeID, when
-// set) waits Delay, then answers Code with Message instead of being served.
-// It is also the format of an entry of Config.FaultFile, which reads the
+// set) waits Delay (and any delay or hold armed), then answers Code with
+// Message instead of being served; it is recorded as calls failed by FailCall
+// are. It is the format of an entry of Config.FaultFile, which reads the
 // scripts of the e2e framework's csi-mock too:
 //
 //	[{"method": "NodeExpandVolume", "code": "Internal", "message": "disk on fire", "volumeID": "vol-1"}]
@@ -56,10 +57,8 @@ type Answer struct {
 	// time.ParseDuration reads it ("2s"); empty means no wait. The wait
 	// ends early when the caller gives up.
 	Delay string `json:"delay,omitempty"`
-	// Size and Capacity are read by csi-mock alone, for
-	// ControllerExpandVolume: an answer with Size ("3Gi") is kept for a call
-	// that asks for that size, and one with Capacity, that lets the call
-	// through, answers that capacity. This driver refuses them.
+	// Size and Capacity are csi-mock's alone (see its package doc): this
+	// driver refuses them.
 	Size     string `json:"size,omitempty"`
 	Capacity string `json:"capacity,omitempty"`
 	// Generation plays no part in the answer. A fault file is read again
@@ -68,10 +67,9 @@ type Answer struct {
 	Generation int64 `json:"generation,omitempty"`
 }
 
-// script is the scripted answers not taken yet. It is guarded by Driver.mu.
+// script is the scripted answers not taken yet, guarded by Driver.mu, and
+// the fault file as last read (empty before the first read and when missing).
 type script struct {
-	// content is the fault file as last read; empty before the first read
-	// and when the file is missing.
 	content []byte
 	answers []scriptedAnswer
 }
@@ -81,26 +79,6 @@ type scriptedAnswer struct {
 	Answer
 	code  codes.Code
 	delay time.Duration
-}
-
-// Script replaces the scripted answers not taken yet with answers. Each call
-// takes the first answer of its method (and volume) and answers with its
-// code, before the call is served (with the delay or hold of
-// ControllerExpandVolume and ControllerModifyVolume); calls failed this way
-// are recorded as those failed with FailCall are, except that
-// ControllerExpandVolume and ControllerModifyVolume calls are recorded too.
-// With Config.FaultFile, a change of the file's content replaces them again.
-// An answer with an unknown code or a bad delay is an error, and nothing is
-// replaced.
-func (d *Driver) Script(answers ...Answer) error {
-	parsed, err := parseAnswers(answers)
-	if err != nil {
-		return err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.script.answers = parsed
-	return nil
 }
 
 // WriteFaultFile replaces the fault file at path with answers. The new
@@ -132,19 +110,19 @@ func WriteFaultFile(path string, answers []Answer) error {
 }
 
 // takeScriptedLocked returns the scripted delay and error of one call of
-// method (a full gRPC method name) on volumeID, if any, and uses up its
+// method (its short name) on volumeID, if any, and uses up its
 // answer. d.mu must be held.
-func (d *Driver) takeScriptedLocked(method, volumeID string) callFaults {
+func (d *Driver) takeScriptedLocked(method, volumeID string) taken {
 	d.reloadScriptLocked()
 	for i, a := range d.script.answers {
-		if a.Method != method && a.Method != path.Base(method) {
+		if path.Base(a.Method) != method {
 			continue
 		}
 		if a.VolumeID != "" && a.VolumeID != volumeID {
 			continue
 		}
 		d.script.answers = append(d.script.answers[:i:i], d.script.answers[i+1:]...)
-		f := callFaults{delay: a.delay}
+		f := taken{delay: a.delay}
 		if a.code != codes.OK {
 			msg := a.Message
 			if msg == "" {
@@ -154,7 +132,7 @@ func (d *Driver) takeScriptedLocked(method, volumeID string) callFaults {
 		}
 		return f
 	}
-	return callFaults{}
+	return taken{}
 }
 
 // reloadScriptLocked reads Config.FaultFile and replaces the answers when
@@ -205,7 +183,7 @@ func parseAnswers(answers []Answer) ([]scriptedAnswer, error) {
 		if a.Size != "" || a.Capacity != "" {
 			return nil, fmt.Errorf("scripted answer %d: csi-mock's size and capacity are not this driver's", i)
 		}
-		code, err := ParseCode(a.Code)
+		code, err := parseCode(a.Code)
 		if err != nil {
 			return nil, fmt.Errorf("scripted answer %d: %w", i, err)
 		}
@@ -220,9 +198,9 @@ func parseAnswers(answers []Answer) ([]scriptedAnswer, error) {
 	return parsed, nil
 }
 
-// ParseCode reads a gRPC code name as codes.Code.String spells it
+// parseCode reads a gRPC code name as codes.Code.String spells it
 // ("NotFound"), or as the gRPC spec does ("NOT_FOUND").
-func ParseCode(name string) (codes.Code, error) {
+func parseCode(name string) (codes.Code, error) {
 	for c := codes.OK; c <= codes.Unauthenticated; c++ {
 		if c.String() == name {
 			return c, nil
@@ -233,12 +211,4 @@ func ParseCode(name string) (codes.Code, error) {
 		return c, nil
 	}
 	return 0, fmt.Errorf("unknown gRPC code %q", name)
-}
-
-// volumeIDOf returns the volume_id of a request, or "" when it has none.
-func volumeIDOf(req any) string {
-	if r, ok := req.(interface{ GetVolumeId() string }); ok {
-		return r.GetVolumeId()
-	}
-	return ""
 }

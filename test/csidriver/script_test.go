@@ -293,9 +293,9 @@ func TestParseCode(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseCode(tc.name)
+			got, err := parseCode(tc.name)
 			if (err != nil) != tc.wantErr || !tc.wantErr && got != tc.want {
-				t.Errorf("ParseCode(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
+				t.Errorf("parseCode(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
 			}
 		})
 	}

@@ -121,15 +121,11 @@ func start(ctx context.Context) (_ *demo, err error) {
 	if err != nil {
 		return d, err
 	}
-	return d, d.waitLeader(ctx)
-}
-
-// waitLeader waits until the resizer holds its Lease, the one `kubectl
-// csi-resizer explain` looks for.
-func (d *demo) waitLeader(ctx context.Context) error {
+	// Wait until the resizer holds its Lease, the one `kubectl csi-resizer
+	// explain` looks for.
 	name := options.LeaseName(driver)
 	var holder string
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		if d.resizer.Exited() {
 			return false, fmt.Errorf("csi-resizer exited; see %s", d.resizer.Log)
 		}
@@ -141,10 +137,10 @@ func (d *demo) waitLeader(ctx context.Context) error {
 		return holder != "", nil
 	})
 	if err != nil {
-		return fmt.Errorf("wait for csi-resizer to take its Lease %s/%s: %w", leaseNamespace, name, err)
+		return d, fmt.Errorf("wait for csi-resizer to take its Lease %s/%s: %w", leaseNamespace, name, err)
 	}
 	say("csi-resizer leads: it holds the Lease %s/%s (holder %s)", leaseNamespace, name, holder)
-	return nil
+	return d, nil
 }
 
 // stop stops what runs, the resizer first, the control plane last; it may
@@ -152,19 +148,15 @@ func (d *demo) waitLeader(ctx context.Context) error {
 func (d *demo) stop() {
 	if d.resizer != nil {
 		_ = d.resizer.Stop(30 * time.Second)
-		d.resizer = nil
 	}
 	if d.node != nil {
 		d.node.Stop()
-		d.node = nil
 	}
 	if d.driver != nil {
 		d.driver.Kill()
-		d.driver = nil
 	}
 	if d.cluster != nil {
 		d.cluster.Stop()
-		d.cluster = nil
 	}
 }
 

@@ -19,16 +19,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/csi-resizer/csi-resizer/pkg/controller"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -56,7 +56,7 @@ func (d *demo) modify(ctx context.Context) error {
 		return framework.SetAttributesClass(ctx, d.user, namespace, claim, fastClass)
 	}, func(pvc *v1.PersistentVolumeClaim) bool {
 		return framework.CurrentAttributesClass(pvc) == fastClass && pvc.Status.ModifyVolumeStatus == nil
-	}, controller.ReasonModifySuccessful)
+	}, events.ReasonModifySuccessful)
 }
 
 // follow does act, then prints every change of the claim, its PV and the
@@ -78,15 +78,12 @@ func (d *demo) follow(ctx context.Context, what string, act func() error, done f
 	// The driver's calls are in a file: read it every tenth of a second.
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	waiting := map[string]bool{}
-	for _, reason := range last {
-		waiting[reason] = true
-	}
+	waiting := sets.New(last...)
 	finished := false
 	for !finished || len(waiting) > 0 {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s did not finish (claim finished: %t; events awaited: %v): %w", what, finished, slices.Sorted(maps.Keys(waiting)), ctx.Err())
+			return fmt.Errorf("%s did not finish (claim finished: %t; events awaited: %v): %w", what, finished, sets.List(waiting), ctx.Err())
 		case <-tick.C:
 			if err := d.readCalls(&out); err != nil {
 				return err
@@ -98,7 +95,7 @@ func (d *demo) follow(ctx context.Context, what string, act func() error, done f
 			}
 			if e, ok := ev.Object.(*v1.Event); ok && ev.Type == watch.Added {
 				out.add(time.Now(), "Event   %s %s %s/%s, from %s: %s", e.Type, e.Reason, e.InvolvedObject.Kind, e.InvolvedObject.Name, eventSource(e), e.Message)
-				delete(waiting, e.Reason)
+				waiting.Delete(e.Reason)
 			}
 		case ev, ok := <-w.volumes:
 			if !ok {
@@ -202,4 +199,37 @@ func describeVolume(pv *v1.PersistentVolume) string {
 		s += " class=" + *c
 	}
 	return s
+}
+
+// holdBack is how long a line waits before it is printed: the driver's
+// call log is read every tenth of a second, so a call is read up to then
+// after it ended, which is before the writes it caused were seen.
+const holdBack = 250 * time.Millisecond
+
+// lines are the lines of the timeline not printed yet, each with the time
+// it tells of; they are printed in that order.
+type lines []line
+
+type line struct {
+	at   time.Time
+	text string
+}
+
+// add holds back a line about what happened at at.
+func (l *lines) add(at time.Time, format string, args ...any) {
+	*l = append(*l, line{at: at, text: fmt.Sprintf(format, args...)})
+}
+
+// flush prints, in order, the lines of what happened before until.
+func (l *lines) flush(until time.Time) {
+	slices.SortStableFunc(*l, func(a, b line) int { return a.at.Compare(b.at) })
+	n := 0
+	for _, p := range *l {
+		if p.at.After(until) {
+			break
+		}
+		sayAt(p.at, "%s", p.text)
+		n++
+	}
+	*l = (*l)[n:]
 }

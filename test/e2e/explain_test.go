@@ -37,6 +37,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/pkg/plugin"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
@@ -208,7 +209,7 @@ func TestExplainResizeStates(t *testing.T) {
 	must(t, e.driver.Script(framework.Answer{Delay: "8s"}))
 	e.volume("slow", "1Gi")
 	e.grow("slow", "2Gi")
-	e.waitEvent("slow", "Resizing: External resizer is resizing volume")
+	e.waitFact("slow", fact{reason: events.ReasonResizing, words: []string{"External resizer is resizing volume"}})
 	x = e.explain("slow")
 	checkExplained(t, x, "resize", "controller_in_progress", plugin.ByDriver, "The driver is expanding the volume to 2Gi", "Nothing but wait")
 	e.waitClaim("slow", "the slow resize", finished("2Gi"))
@@ -337,7 +338,7 @@ func TestExplainWaitingInUse(t *testing.T) {
 	e.volume("data", "1Gi")
 	e.runningPod("app", "data")
 	e.grow("data", "2Gi")
-	e.waitEvent("data", "only supports offline expansion and volume is currently in-use by pod(s) [app]")
+	e.waitFact("data", heldInUse("[app]"))
 	x := e.explain("data")
 	e.checkRunning(x)
 	checkExplained(t, x, "resize", "waiting_in_use", plugin.ByUser, "pod(s) app use it", "once the pods that use the claim are deleted", "Delete pod(s) app")
@@ -362,7 +363,7 @@ func TestExplainModifyStates(t *testing.T) {
 	must(t, e.driver.Script(framework.Answer{Method: csidriver.MethodModify, Delay: "8s"}))
 	e.volume("slow", "1Gi")
 	e.setClass("slow", fast)
-	e.waitEvent("slow", "VolumeModify: external resizer is modifying volume slow with vac "+fast)
+	e.waitFact("slow", fact{reason: events.ReasonModify, words: []string{"external resizer is modifying volume slow with vac " + fast}})
 	x = e.explain("slow")
 	checkExplained(t, x, "modify", "in_progress", plugin.ByDriver, `The driver is applying class "`+fast+`"`)
 	e.waitClaim("slow", "the slow modification", modified(fast))

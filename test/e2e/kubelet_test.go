@@ -45,7 +45,7 @@ func TestKubeletExpandsMountedVolume(t *testing.T) {
 	if len(calls) != 1 || calls[0].RequiredBytes != bytes("2Gi") || calls[0].Code != "OK" {
 		t.Errorf("NodeExpandVolume calls = %+v, want one of 2Gi", calls)
 	}
-	e.waitEvent("data", "FileSystemResizeSuccessful")
+	e.waitFact("data", fact{reason: "FileSystemResizeSuccessful"})
 	e.checkKubeletQuiet("data")
 }
 
@@ -117,7 +117,7 @@ func TestKubeletOfflineOnlyDriver(t *testing.T) {
 	v := e.volume("data", "1Gi")
 	e.runPod(node, "app", "data")
 	e.grow("data", "2Gi")
-	e.waitEvent("data", "only supports offline expansion and volume is currently in-use by pod(s) [app]")
+	e.waitFact("data", heldInUse("[app]"))
 	if calls := e.calls(); len(calls) != 0 {
 		t.Fatalf("the driver was called while a pod uses the volume: %+v", calls)
 	}

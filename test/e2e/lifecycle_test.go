@@ -21,6 +21,7 @@ package e2e
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,7 +120,7 @@ func TestInUseClaims(t *testing.T) {
 				e.waitClaim("data", "the online resize", finished("2Gi"))
 				return
 			}
-			e.waitEvent("data", "only supports offline expansion and volume is currently in-use by pod(s) [app]")
+			e.waitFact("data", heldInUse("[app]"))
 			if n := len(e.calls()); n != 0 {
 				t.Fatalf("driver called %d times while the pod runs", n)
 			}
@@ -150,45 +151,34 @@ func (e *env) runningPod(name, claim string) {
 }
 
 func TestLeaderElection(t *testing.T) {
+	ports, err := framework.FreePorts(2)
+	must(t, err)
 	e := newEnv(t, framework.DriverOptions{}, "--leader-election", "--leader-election-namespace="+resizerNamespace,
-		"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=500ms")
-	first := e.resizer
-	second := e.startResizer("resizer-2")
-	e.resizer = first
+		"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=500ms",
+		"--http-endpoint=127.0.0.1:"+strconv.Itoa(ports[0]))
+	first := replica{e.resizer, ports[0]}
+	e.args[len(e.args)-1] = "--http-endpoint=127.0.0.1:" + strconv.Itoa(ports[1])
+	second := replica{e.startResizer("resizer-2"), ports[1]}
+	e.resizer = first.Process
 	t.Cleanup(func() { _ = second.Stop(30 * time.Second) })
 
 	leader, standby := e.waitLeader(first, second)
 	e.volume("one", "1Gi")
 	e.grow("one", "2Gi")
 	e.waitClaim("one", "the resize by the leader", finished("2Gi"))
-	if log := readLog(t, standby); strings.Contains(log, "Decided") {
+	if log := readLog(t, standby.Process); strings.Contains(log, "Decided") {
 		t.Errorf("the standby replica worked on claims:\n%s", log)
 	}
 
 	start := time.Now()
 	leader.Kill()
-	e.waitFor("the standby to take over", func() bool { return strings.Contains(readLog(t, standby), "Became the leader") })
+	e.waitFor("the standby to take over", func() bool { return e.leads(standby) })
 	// A figure, not an assertion: timing belongs in benchmarks.
 	t.Logf("takeover after SIGKILL of the leader: %s (lease duration 4s)", time.Since(start).Round(10*time.Millisecond))
 	e.volume("two", "1Gi")
 	e.grow("two", "2Gi")
 	e.waitClaim("two", "the resize by the new leader", finished("2Gi"))
-	e.resizer = standby
-}
-
-// waitLeader waits until one of the replicas leads and returns it first.
-func (e *env) waitLeader(a, b *framework.Process) (leader, standby *framework.Process) {
-	e.t.Helper()
-	e.waitFor("a leader", func() bool {
-		switch {
-		case strings.Contains(readLog(e.t, a), "Became the leader"):
-			leader, standby = a, b
-		case strings.Contains(readLog(e.t, b), "Became the leader"):
-			leader, standby = b, a
-		}
-		return leader != nil
-	})
-	return leader, standby
+	e.resizer = standby.Process
 }
 
 func (e *env) waitFor(what string, cond func() bool) {

@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/pkg/plugin"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
@@ -219,10 +220,10 @@ func TestList(t *testing.T) {
 	a.waitModifyStatus("refused", fast, v1.PersistentVolumeClaimModifyVolumeInfeasible)
 	next()
 	a.grow("slow", "2Gi")
-	a.waitEvent("slow", "Resizing: External resizer is resizing volume")
+	a.waitFact("slow", fact{reason: events.ReasonResizing, words: []string{"External resizer is resizing volume"}})
 	next()
 	a.setClass("modslow", fast)
-	a.waitEvent("modslow", "VolumeModify: external resizer is modifying volume modslow with vac "+fast)
+	a.waitFact("modslow", fact{reason: events.ReasonModify, words: []string{"external resizer is modifying volume modslow with vac " + fast}})
 	next()
 	a.setClass("gold", a.ns+"-gold")
 	a.waitModifyStatus("gold", a.ns+"-gold", v1.PersistentVolumeClaimModifyVolumePending)
@@ -245,7 +246,7 @@ func TestList(t *testing.T) {
 	b.volume("held", "1Gi")
 	b.runningPod("app", "held")
 	b.grow("held", "2Gi")
-	b.waitEvent("held", "only supports offline expansion and volume is currently in-use by pod(s) [app]")
+	b.waitFact("held", heldInUse("[app]"))
 
 	ofA := []listed{
 		{a.ns, "foreign", "resize", "controller_in_progress", plugin.ByNobody, true},

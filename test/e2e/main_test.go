@@ -34,7 +34,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
@@ -58,6 +57,9 @@ var (
 // resizerNamespace holds the resizer's ServiceAccount and Lease.
 const resizerNamespace = "default"
 
+// withoutClassesName is the ServiceAccount of kubeconfigWithoutClasses.
+const withoutClassesName = "csi-resizer-without-classes"
+
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -79,7 +81,6 @@ func run(m *testing.M) int {
 		return 1
 	}
 	resizer := framework.ServiceAccount(resizerNamespace, "csi-resizer")
-	const withoutClassesName = "csi-resizer-without-classes"
 	withoutClasses := framework.ServiceAccount(resizerNamespace, withoutClassesName)
 	explainer := framework.ServiceAccount(resizerNamespace, explainerName)
 	ctx := context.Background()
@@ -272,17 +273,6 @@ func (e *env) events(claim string) string {
 	evs, err := framework.Events(e.ctx, cluster.Admin, e.ns, claim)
 	must(e.t, err)
 	return strings.Join(evs, "\n")
-}
-
-// waitEvent waits until the claim has an event containing text.
-func (e *env) waitEvent(claim, text string) {
-	e.t.Helper()
-	err := wait.PollUntilContextTimeout(e.ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		return strings.Contains(e.events(claim), text), nil
-	})
-	if err != nil {
-		e.t.Fatalf("no event %q on %s; events:\n%s", text, claim, e.events(claim))
-	}
 }
 
 func must(t *testing.T, err error) {

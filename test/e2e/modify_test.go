@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -190,8 +191,8 @@ func TestModifyVolume(t *testing.T) {
 	if n := len(e.calls()); n != 0 {
 		t.Errorf("ControllerExpandVolume calls = %d, want none", n)
 	}
-	e.waitEvent("data", "VolumeModify: external resizer is modifying volume data with vac "+gold)
-	e.waitEvent("data", "VolumeModifySuccessful: external resizer modified volume data with vac "+gold+" successfully")
+	e.waitFact("data", fact{reason: events.ReasonModify, words: []string{"external resizer is modifying volume data with vac " + gold}})
+	e.waitFact("data", fact{reason: events.ReasonModifySuccessful, words: []string{"external resizer modified volume data with vac " + gold + " successfully"}})
 }
 
 func TestModifyExtraMetadata(t *testing.T) {
@@ -216,17 +217,16 @@ func TestModifyInfeasibleThenRollback(t *testing.T) {
 	e.setClass("data", gold)
 
 	pvc := e.waitModifyStatus("data", gold, v1.PersistentVolumeClaimModifyVolumeInfeasible)
-	if !framework.HasCondition(pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError) {
-		t.Errorf("conditions = %+v, want ModifyVolumeError", pvc.Status.Conditions)
+	if conditionReason(pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError) != "InvalidArgument" {
+		t.Errorf("conditions = %+v, want ModifyVolumeError of reason InvalidArgument", pvc.Status.Conditions)
 	}
-	e.waitEvent("data", "iops 64000 is above the volume type's limit")
-	if ev := e.events("data"); !strings.Contains(ev, gold) || !strings.Contains(ev, "InvalidArgument") {
-		t.Errorf("failure event does not name the class and the code:\n%s", ev)
-	}
+	// The failure event names the class and carries the code and the
+	// driver's message.
+	e.waitFact("data", fact{reason: events.ReasonModifyFailed, code: "InvalidArgument", words: []string{`class "` + gold + `"`, "iops 64000 is above the volume type's limit"}})
 
 	e.setClass("data", silver)
 	e.waitClaim("data", "the rollback to a clean state", modified(silver))
-	e.waitEvent("data", "VolumeModifyCanceled")
+	e.waitFact("data", fact{reason: events.ReasonModifyCanceled})
 	// Excluded: any driver call after the rollback. Gold was infeasible:
 	// its retry, due --retry-interval-max after the failure, must not be
 	// made now that the claim asks for silver; and the volume is still at
@@ -254,7 +254,7 @@ func TestModifyFinalErrorThenRollback(t *testing.T) {
 	gold := e.attributesClass("gold", map[string]string{"iops": "16000"})
 	must(t, e.driver.Script(framework.Answer{Method: csidriver.MethodModify, Code: "Internal", Message: "throughput applied, iops not"}))
 	e.setClass("data", gold)
-	e.waitEvent("data", "throughput applied, iops not")
+	e.waitFact("data", fact{reason: events.ReasonModifyFailed, code: "Internal"})
 
 	e.setClass("data", silver)
 	e.waitClaim("data", "the rollback through the driver", modified(silver))
@@ -280,7 +280,7 @@ func TestModifyInfeasibleThenCancelToNoClass(t *testing.T) {
 
 	e.setClass("data", "")
 	e.waitClaim("data", "the cancel", modified(""))
-	e.waitEvent("data", "VolumeModifyCanceled")
+	e.waitFact("data", fact{reason: events.ReasonModifyCanceled})
 	// Excluded: a retry of the infeasible gold, due --retry-interval-max
 	// after the failure, once the class is unset (see settled).
 	decidedOnly(t, e.settled("data", "modify"), "none", "the class is unset")
@@ -295,7 +295,7 @@ func TestModifyMissingClassThenCreated(t *testing.T) {
 	gold := e.ns + "-gold"
 	e.setClass("data", gold)
 	e.waitModifyStatus("data", gold, v1.PersistentVolumeClaimModifyVolumePending)
-	e.waitEvent("data", gold)
+	e.waitFact("data", fact{reason: events.ReasonModifyFailed, words: []string{gold}})
 	// Excluded: a driver call while the class does not exist, in the sync
 	// that recorded Pending or in any later one (see settled).
 	decidedOnly(t, e.settled("data", "modify"), "pend", "the class does not exist yet")
@@ -318,7 +318,7 @@ func TestModifyClassOfAnotherDriverRefused(t *testing.T) {
 	must(t, framework.CreateAttributesClass(e.ctx, cluster.Admin, other, "other.csi.example.com", map[string]string{"iops": "3000"}))
 	e.setClass("data", other)
 	e.waitModifyStatus("data", other, v1.PersistentVolumeClaimModifyVolumeInfeasible)
-	e.waitEvent("data", "other.csi.example.com")
+	e.waitFact("data", fact{reason: events.ReasonModifyFailed, words: []string{"other.csi.example.com"}})
 	// Excluded: a driver call with another driver's class, at once or when
 	// the infeasible refusal would be retried (see settled).
 	decidedOnly(t, e.settled("data", "modify"), "refuse", "the class is another driver's")
@@ -343,7 +343,10 @@ func TestModifyUncertainThenSpecChange(t *testing.T) {
 	if target, status := framework.ModifyStatus(pvc); target != gold || status != v1.PersistentVolumeClaimModifyVolumeInProgress {
 		t.Errorf("modifyVolumeStatus = %s %s, want InProgress %s", status, target, gold)
 	}
-	e.waitEvent("data", "DeadlineExceeded")
+	if r := conditionReason(pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError); r != "DeadlineExceeded" {
+		t.Errorf("ModifyVolumeError of reason %s, want DeadlineExceeded", r)
+	}
+	e.waitFact("data", fact{reason: events.ReasonModifyFailed, code: "DeadlineExceeded"})
 
 	e.resizer.Kill()
 	e.setClass("data", silver)
@@ -472,6 +475,7 @@ func TestModifyGateOffNeedsNoClassRules(t *testing.T) {
 	e := newEnv(t, modifiable, resync, "--feature-gates=VolumeAttributesClass=false")
 	_ = e.resizer.Stop(30 * time.Second)
 	e.kubeconfig = kubeconfigWithoutClasses
+	from := time.Now()
 	e.startResizer("resizer-without-classes")
 	e.volume("data", "1Gi")
 	gold := e.attributesClass("gold", map[string]string{"iops": "3000"})
@@ -481,8 +485,11 @@ func TestModifyGateOffNeedsNoClassRules(t *testing.T) {
 	// Excluded: any modification (see TestModifyOffWithoutModifyVolume).
 	e.settled("data", "resize")
 	checkNoModifyDecision(t, e.resizer)
-	if log := readLog(t, e.resizer); !strings.Contains(log, "feature gate VolumeAttributesClass is off") || strings.Contains(log, "forbidden") {
-		t.Errorf("resizer log does not say why modification is off, or shows a forbidden request:\n%s", log)
+	if log := readLog(t, e.resizer); !strings.Contains(log, "feature gate VolumeAttributesClass is off") {
+		t.Errorf("resizer log does not say why modification is off:\n%s", log)
+	}
+	if forbidden, err := refused(withoutClassesName, from, func(framework.AuditEvent) bool { return true }); err != nil || len(forbidden) > 0 {
+		t.Errorf("the resizer without class rules was refused %d requests (audit log %s: %v), the first %+v", len(forbidden), cluster.AuditLog, err, forbidden)
 	}
 	pvc := e.waitClaim("data", "the claim", func(*v1.PersistentVolumeClaim) bool { return true })
 	if pvc.Status.ModifyVolumeStatus != nil || pvc.Status.CurrentVolumeAttributesClassName != nil {
@@ -495,9 +502,13 @@ func TestModifyGateOffNeedsNoClassRules(t *testing.T) {
 	// resizer is refused the list.
 	_ = e.resizer.Stop(30 * time.Second)
 	e.args = e.args[:len(e.args)-1] // drop the feature gate
-	gateOn := e.startResizer("resizer-gate-on")
+	from = time.Now()
+	e.startResizer("resizer-gate-on")
 	e.waitFor("the list of VolumeAttributesClasses to be forbidden", func() bool {
-		return strings.Contains(readLog(t, gateOn), `volumeattributesclasses.storage.k8s.io is forbidden`)
+		lists, err := refused(withoutClassesName, from, func(a framework.AuditEvent) bool {
+			return a.Verb == "list" && a.ObjectRef.APIGroup == "storage.k8s.io" && a.ObjectRef.Resource == "volumeattributesclasses"
+		})
+		return err == nil && len(lists) > 0
 	})
 }
 

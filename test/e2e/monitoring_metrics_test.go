@@ -210,17 +210,15 @@ func TestMonitoringMetricsServed(t *testing.T) {
 	must(t, err)
 	leaderArgs := []string{"--leader-election", "--leader-election-namespace=" + resizerNamespace}
 	e := newEnv(t, modifiable, append(leaderArgs, "--http-endpoint=127.0.0.1:"+strconv.Itoa(ports[0]))...)
-	first := e.resizer
+	first := replica{e.resizer, ports[0]}
 	args := slices.Clone(e.args)
 	args[len(args)-1] = "--http-endpoint=127.0.0.1:" + strconv.Itoa(ports[1])
-	second, err := framework.StartResizer(tools, e.dir, "resizer-2", e.kubeconfig, e.driver.Socket, args...)
+	p, err := framework.StartResizer(tools, e.dir, "resizer-2", e.kubeconfig, e.driver.Socket, args...)
 	must(t, err)
+	second := replica{p, ports[1]}
 	t.Cleanup(func() { _ = second.Stop(30 * time.Second) })
-	leader, _ := e.waitLeader(first, second)
-	leaderPort, standbyPort := ports[0], ports[1]
-	if leader == second {
-		leaderPort, standbyPort = ports[1], ports[0]
-	}
+	leader, other := e.waitLeader(first, second)
+	leaderPort, standbyPort := leader.port, other.port
 
 	driver := e.driver.Name
 	e.volume("data", "1Gi")

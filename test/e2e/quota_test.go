@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -145,10 +146,10 @@ func TestQuotaChargesBeyondItsHardLimit(t *testing.T) {
 		return finished("2304Mi")(pvc) && allocated("2304Mi")(pvc)
 	})
 	e.waitUsed("2304Mi", "after the resize")
-	evs, err := framework.Events(e.ctx, cluster.Admin, e.ns, "data")
-	must(t, err)
-	if all := strings.Join(evs, "\n"); strings.Contains(all, "VolumeResizeFailed") || strings.Contains(all, "QuotaExceeded") {
-		t.Errorf("events:\n%s", all)
+	for _, ev := range e.claimEvents("data") {
+		if ev.Type != v1.EventTypeNormal || ev.Reason == events.ReasonResizeFailed || ev.Reason == "QuotaExceeded" {
+			t.Errorf("event %s %s: %s", ev.Type, ev.Reason, ev.Message)
+		}
 	}
 	// Growing it further is now refused by the quota, as for any claim.
 	if err := framework.Grow(e.ctx, cluster.Admin, e.ns, "data", "3Gi"); err == nil || !strings.Contains(err.Error(), "exceeded quota") {

@@ -137,13 +137,14 @@ func claimAt(request, capacity, alloc string) func(*v1.PersistentVolumeClaim) bo
 }
 
 // shortAt: the driver answered short, the claim records what it gave and
-// says why the request is not reached (ControllerResizeError), and nothing
+// says why the request is not reached (ControllerResizeError of reason
+// BelowTarget), and nothing
 // is in progress.
 func shortAt(request, gave string) func(*v1.PersistentVolumeClaim) bool {
 	return func(pvc *v1.PersistentVolumeClaim) bool {
 		return requestOf(pvc) == request && framework.Capacity(pvc) == gave && allocatedOf(pvc) == gave &&
 			framework.ResizeStatus(pvc) == "" && len(pvc.Status.Conditions) == 1 &&
-			framework.HasCondition(pvc, v1.PersistentVolumeClaimControllerResizeError)
+			conditionReason(pvc, v1.PersistentVolumeClaimControllerResizeError) == "BelowTarget"
 	}
 }
 

@@ -21,6 +21,7 @@ package e2e
 import (
 	"testing"
 
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
@@ -159,7 +160,7 @@ func controllerAndNodeRows() []recoveryRow {
 				{request: "2200Mi", want: finished("2200Mi"), atOnce: true},
 			},
 			controller: []string{"3Gi:OK=2Gi+", "2200Mi:OK"}, node: []string{"2Gi:OK", "2200Mi:OK"}, pv: "2200Mi",
-			event: "the driver answered success with 2Gi"},
+			event: fact{reason: events.ReasonResizeFailed, words: []string{events.AnsweredShort + " 2Gi"}}},
 		{row: "R11", script: nodeInfeasible,
 			steps: []recoveryStep{
 				{request: "3Gi", want: nodeInfeasibleAt("3Gi"), hold: true, explained: nodeRefused},

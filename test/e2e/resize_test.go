@@ -19,11 +19,11 @@ limitations under the License.
 package e2e
 
 import (
-	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -49,8 +49,8 @@ func TestControllerOnlyExpansion(t *testing.T) {
 	if len(calls) != 1 || calls[0].RequiredBytes != bytes("2Gi") || calls[0].VolumeID != v.Handle {
 		t.Errorf("driver calls = %+v", calls)
 	}
-	e.waitEvent("data", "VolumeResizeSuccessful: Resize volume succeeded")
-	e.waitEvent("data", "Resizing: External resizer is resizing volume "+v.PVName())
+	e.waitFact("data", fact{reason: events.ReasonResizeSuccessful, words: []string{"Resize volume succeeded"}})
+	e.waitFact("data", fact{reason: events.ReasonResizing, words: []string{"External resizer is resizing volume " + v.PVName()}})
 }
 
 // TestControllerAndNodeExpansion: the claim waits for kubelet with no pod
@@ -68,7 +68,7 @@ func TestControllerAndNodeExpansion(t *testing.T) {
 	if got := e.pvSize(v); got != "2Gi" {
 		t.Errorf("PV size = %s, want 2Gi", got)
 	}
-	e.waitEvent("data", "FileSystemResizeRequired: Require file system resize of volume on node")
+	e.waitFact("data", fact{reason: events.ReasonFileSystemResizeRequired, words: []string{"Require file system resize of volume on node"}})
 
 	// kubelet expands when a pod mounts the claim; then nothing else moves.
 	e.runPod(node, "app", "data")
@@ -142,14 +142,12 @@ func TestControlPlaneFailureThenSuccess(t *testing.T) {
 	must(t, e.driver.Script(down, down))
 	e.grow("data", "2Gi")
 	e.waitClaim("data", "the failure to be recorded", func(pvc *v1.PersistentVolumeClaim) bool {
-		return framework.HasCondition(pvc, v1.PersistentVolumeClaimControllerResizeError) &&
+		return conditionReason(pvc, v1.PersistentVolumeClaimControllerResizeError) == "Internal" &&
 			framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimControllerResizeInProgress
 	})
-	e.waitEvent("data", "VolumeResizeFailed")
+	// The event carries the driver's code and its message.
+	e.waitFact("data", fact{reason: events.ReasonResizeFailed, code: "Internal", words: []string{"backend is down"}})
 	e.waitClaim("data", "the resize to finish after the failures", finished("2Gi"))
-	if ev := e.events("data"); !strings.Contains(ev, "backend is down") {
-		t.Errorf("events do not carry the driver's error:\n%s", ev)
-	}
 	if n := len(e.calls()); n != 3 {
 		t.Errorf("driver calls = %d, want 3 (2 failures, 1 success)", n)
 	}
@@ -162,11 +160,12 @@ func TestInfeasibleThenUserLowersRequest(t *testing.T) {
 	e.grow("data", "10Gi")
 	e.waitClaim("data", "the infeasible mark", func(pvc *v1.PersistentVolumeClaim) bool {
 		return framework.ResizeStatus(pvc) == v1.PersistentVolumeClaimControllerResizeInfeasible &&
-			framework.HasCondition(pvc, v1.PersistentVolumeClaimControllerResizeError)
+			conditionReason(pvc, v1.PersistentVolumeClaimControllerResizeError) == "OutOfRange"
 	})
-	// The event, through the real CSI client, says what the user may do.
-	e.waitEvent("data", `VolumeResizeFailed: expand volume "`+v.PVName()+`" to 10Gi: rpc error: code = OutOfRange desc = 10Gi is more than the pool has; `+
-		`10Gi is retried every 3s unless the request changes; to recover, lower the request to between 1Gi (exclusive, the current capacity) and 10Gi (exclusive)`)
+	// The event, through the real CSI client, says what the user may do:
+	// its words are the fact.
+	e.waitFact("data", fact{reason: events.ReasonResizeFailed, code: "OutOfRange", words: []string{`expand volume "` + v.PVName() + `" to 10Gi: rpc error: code = OutOfRange desc = 10Gi is more than the pool has; ` +
+		`10Gi is retried every 3s unless the request changes; to recover, lower the request to between 1Gi (exclusive, the current capacity) and 10Gi (exclusive)`}})
 	e.grow("data", "3Gi")
 	e.waitClaim("data", "the lower size to finish", finished("3Gi"))
 }

@@ -38,6 +38,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/csi-resizer/csi-resizer/pkg/events"
 	"github.com/csi-resizer/csi-resizer/test/e2e/framework"
 )
 
@@ -198,7 +199,7 @@ func (e *env) secretResizes(node bool) []string {
 	if len(calls) != 5 { // 3 + 1 resizes, 1 failure
 		t.Errorf("driver calls = %d, want 5", len(calls))
 	}
-	e.waitEvent("by-ref", "backend is down")
+	e.waitFact("by-ref", fact{reason: events.ReasonResizeFailed, code: "Internal"})
 	return values
 }
 

@@ -17,6 +17,7 @@ limitations under the License.
 package testobj
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -48,6 +49,16 @@ func TestClaimAndVolumeAreBound(t *testing.T) {
 	if pvc.Status.AllocatedResourceStatuses[v1.ResourceStorage] != v1.PersistentVolumeClaimNodeResizePending ||
 		len(pvc.Status.Conditions) != 1 || !pvc.Status.Conditions[0].LastTransitionTime.Time.Equal(at) || pvc.Annotations["a"] != "b" {
 		t.Errorf("claim status %+v, annotations %v", pvc.Status, pvc.Annotations)
+	}
+	if pv := Volume(pvc, "driver", "1Gi", Classes("", "silver")); pv.Spec.StorageClassName != "" || *pv.Spec.VolumeAttributesClassName != "silver" {
+		t.Errorf("Classes: PV class %q and attributes class %v, want none and silver", pv.Spec.StorageClassName, pv.Spec.VolumeAttributesClassName)
+	}
+	if pv := Volume(pvc, "driver", "1Gi", PinnedTo("zone", "z1", "z2")); len(pv.Spec.NodeAffinity.Required.NodeSelectorTerms) != 1 ||
+		fmt.Sprint(pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions) != "[{zone In [z1 z2]}]" {
+		t.Errorf("PinnedTo: node affinity %+v, want one term zone In z1, z2", pv.Spec.NodeAffinity)
+	}
+	if VolumeName("pv-a")(pvc); pvc.Spec.VolumeName != "pv-a" {
+		t.Errorf("VolumeName: claim's volume %q, want pv-a", pvc.Spec.VolumeName)
 	}
 	Pending(pvc)
 	if pvc.Spec.VolumeName != "" || pvc.Status.Phase != v1.ClaimPending || pvc.Status.Capacity != nil {

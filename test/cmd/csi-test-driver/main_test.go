@@ -257,3 +257,37 @@ func TestRunFaultFile(t *testing.T) {
 		t.Errorf("NodeExpandVolume calls logged = %v, want %v", nodeExpands, want)
 	}
 }
+
+func TestBindFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want csidriver.Config
+	}{
+		{name: "defaults", want: csidriver.Config{DriverName: "csi-test.example.com", ControllerExpand: true}},
+		{
+			name: "node plugin",
+			args: []string{"--node-id=node-1", "--node-expand", "--fault-file=/tmp/faults.json"},
+			want: csidriver.Config{DriverName: "csi-test.example.com", ControllerExpand: true, NodeExpand: true, NodeID: "node-1", FaultFile: "/tmp/faults.json"},
+		},
+		{
+			name: "node-only",
+			args: []string{"--node-expand", "--controller-expand=false"},
+			want: csidriver.Config{DriverName: "csi-test.example.com", NodeExpand: true},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("csi-test-driver", flag.ContinueOnError)
+			o := bindFlags(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			got := o.config
+			if got.DriverName != tc.want.DriverName || got.ControllerExpand != tc.want.ControllerExpand || got.NodeExpand != tc.want.NodeExpand ||
+				got.NodeID != tc.want.NodeID || got.FaultFile != tc.want.FaultFile {
+				t.Errorf("config = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

@@ -18,16 +18,23 @@ package framework
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/csi-resizer/csi-resizer/hack/image/ociread"
 )
@@ -54,26 +61,15 @@ func ToolsFromEnv() (Tools, error) {
 	if dir == "" || resizer == "" {
 		return Tools{}, fmt.Errorf("E2E_TOOLS_DIR and E2E_RESIZER must name the tools and the resizer binary; run `make test-e2e`")
 	}
-	t := Tools{
-		Etcd:       filepath.Join(dir, "etcd"),
-		APIServer:  filepath.Join(dir, "kube-apiserver"),
-		CSIMock:    filepath.Join(dir, "csi-mock"),
-		Helm:       filepath.Join(dir, "helm"),
-		Promtool:   filepath.Join(dir, "promtool"),
-		Kubelet:    filepath.Join(dir, "kubelet"),
-		CRIFake:    filepath.Join(dir, "cri-fake"),
-		Registrar:  filepath.Join(dir, "csi-registrar"),
-		Resizer:    resizer,
-		TestDriver: os.Getenv("E2E_TEST_DRIVER"),
-	}
+	tool := func(name string) string { return filepath.Join(dir, name) }
+	t := Tools{Etcd: tool("etcd"), APIServer: tool("kube-apiserver"), CSIMock: tool("csi-mock"), Helm: tool("helm"),
+		Promtool: tool("promtool"), Kubelet: tool("kubelet"), CRIFake: tool("cri-fake"), Registrar: tool("csi-registrar"),
+		Resizer: resizer, TestDriver: os.Getenv("E2E_TEST_DRIVER")}
 	// helm and promtool are only needed by the chart tests (make demo builds
 	// neither), the node's tools only by StartNode; they fail on their own,
 	// naming the tool, when it is missing.
 	for _, bin := range []string{t.Etcd, t.APIServer, t.CSIMock, t.Resizer, t.TestDriver} {
-		if bin == "" {
-			continue
-		}
-		if _, err := os.Stat(bin); err != nil {
+		if _, err := os.Stat(bin); bin != "" && err != nil {
 			return Tools{}, fmt.Errorf("missing binary: %w", err)
 		}
 	}
@@ -98,47 +94,11 @@ type Cluster struct {
 	AdminConfig *rest.Config
 	adminID     Identity
 	etcd        *Process
-	etcdURL     string
 	apiserver   *Process
-	tokens      []Identity
 }
 
 // Pids are the process ids of kube-apiserver and etcd.
 func (c *Cluster) Pids() (apiserver, etcd int) { return c.apiserver.Pid(), c.etcd.Pid() }
-
-// StartCluster starts etcd and kube-apiserver in dir; extra identities
-// get tokens the server accepts.
-func StartCluster(ctx context.Context, tools Tools, dir string, ids ...Identity) (*Cluster, error) {
-	c := &Cluster{Dir: dir, AuditLog: filepath.Join(dir, "audit.log"), adminID: Admin()}
-	c.tokens = append([]Identity{c.adminID}, ids...)
-	if err := c.startEtcd(tools); err != nil {
-		return nil, err
-	}
-	if err := c.startAPIServer(ctx, tools); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	return c, nil
-}
-
-func (c *Cluster) startEtcd(tools Tools) error {
-	ports, err := FreePorts(2) // distinct, unlike two calls of FreePort
-	if err != nil {
-		return err
-	}
-	clientURL := "http://127.0.0.1:" + strconv.Itoa(ports[0])
-	peerURL := "http://127.0.0.1:" + strconv.Itoa(ports[1])
-	c.etcd, err = StartProcess("etcd", filepath.Join(c.Dir, "etcd.log"), tools.Etcd,
-		"--name=e2e", "--data-dir="+filepath.Join(c.Dir, "etcd"),
-		"--listen-client-urls="+clientURL, "--advertise-client-urls="+clientURL,
-		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
-		"--initial-cluster=e2e="+peerURL, "--unsafe-no-fsync", "--log-level=warn")
-	if err != nil {
-		return err
-	}
-	c.etcdURL = clientURL
-	return nil
-}
 
 // auditPolicy records every request at Metadata level: who did what to
 // which object, never the bodies (which may hold Secrets); but the writes
@@ -156,27 +116,43 @@ rules:
 - level: Metadata
 `
 
-func (c *Cluster) startAPIServer(ctx context.Context, tools Tools) error {
-	port, err := FreePort()
+// StartCluster starts etcd and kube-apiserver in dir; extra identities
+// get tokens the server accepts.
+func StartCluster(ctx context.Context, tools Tools, dir string, ids ...Identity) (_ *Cluster, err error) {
+	c := &Cluster{Dir: dir, AuditLog: filepath.Join(dir, "audit.log"), adminID: Admin()}
+	defer func() {
+		if err != nil {
+			c.Stop()
+		}
+	}()
+	ports, err := FreePorts(3)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	pub, priv, err := writeServiceAccountKeys(c.Dir)
+	etcdURL, peerURL := "http://127.0.0.1:"+strconv.Itoa(ports[0]), "http://127.0.0.1:"+strconv.Itoa(ports[1])
+	c.etcd, err = startProcess(nil, "", "etcd", filepath.Join(dir, "etcd.log"), tools.Etcd,
+		"--name=e2e", "--data-dir="+filepath.Join(dir, "etcd"),
+		"--listen-client-urls="+etcdURL, "--advertise-client-urls="+etcdURL,
+		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
+		"--initial-cluster=e2e="+peerURL, "--unsafe-no-fsync", "--log-level=warn")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	tokens := filepath.Join(c.Dir, "tokens.csv")
-	if err := writeTokenFile(tokens, c.tokens...); err != nil {
-		return err
+	pub, priv, err := writeServiceAccountKeys(dir)
+	if err != nil {
+		return nil, err
 	}
-	policy := filepath.Join(c.Dir, "audit-policy.yaml")
+	tokens, policy := filepath.Join(dir, "tokens.csv"), filepath.Join(dir, "audit-policy.yaml")
+	if err := writeTokenFile(tokens, append([]Identity{c.adminID}, ids...)...); err != nil {
+		return nil, err
+	}
 	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
-		return err
+		return nil, err
 	}
-	c.apiserver, err = StartProcess("kube-apiserver", filepath.Join(c.Dir, "kube-apiserver.log"), tools.APIServer,
-		"--etcd-servers="+c.etcdURL,
-		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
-		"--cert-dir="+filepath.Join(c.Dir, "certs"),
+	c.apiserver, err = startProcess(nil, "", "kube-apiserver", filepath.Join(dir, "kube-apiserver.log"), tools.APIServer,
+		"--etcd-servers="+etcdURL,
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port="+strconv.Itoa(ports[2]),
+		"--cert-dir="+filepath.Join(dir, "certs"),
 		"--token-auth-file="+tokens, "--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+pub,
 		"--service-account-signing-key-file="+priv,
@@ -184,26 +160,21 @@ func (c *Cluster) startAPIServer(ctx context.Context, tools Tools) error {
 		"--audit-policy-file="+policy, "--audit-log-path="+c.AuditLog, "--audit-log-mode=blocking",
 		"--v=1")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	c.Host = "https://127.0.0.1:" + strconv.Itoa(port)
+	c.Host = "https://127.0.0.1:" + strconv.Itoa(ports[2])
 	c.AdminConfig = restConfig(c.Host, c.adminID)
 	if c.Admin, err = kubernetes.NewForConfig(c.AdminConfig); err != nil {
-		return err
+		return nil, err
 	}
-	return c.waitReady(ctx)
+	return c, c.waitReady(ctx)
 }
 
 // waitReady waits until /readyz answers ok, or the server dies.
 func (c *Cluster) waitReady(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if c.apiserver.Exited() {
-			return false, fmt.Errorf("kube-apiserver exited; see %s", c.apiserver.Log)
-		}
+	err := waitFor(ctx, 200*time.Millisecond, 2*time.Minute, c.apiserver, func(ctx context.Context) bool {
 		body, err := c.Admin.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		return err == nil && string(body) == "ok", nil
+		return err == nil && string(body) == "ok"
 	})
 	if err != nil {
 		return fmt.Errorf("wait for kube-apiserver: %w", err)
@@ -211,13 +182,24 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	return nil
 }
 
+// BounceAPIServer restarts kube-apiserver on the same port and storage as
+// kubelet restarts a static pod: SIGTERM, up to grace for the graceful
+// shutdown, SIGKILL if it is not over by then, and start again. It reports
+// whether the old server exited within grace. A graceful shutdown takes
+// --request-timeout (1m) whenever a client holds a watch open, so a short
+// grace ends in SIGKILL, as a node's restart would.
+func (c *Cluster) BounceAPIServer(ctx context.Context, tools Tools, grace time.Duration) (bool, error) {
+	graceful := c.apiserver.Stop(grace) == nil
+	p, err := startProcess(nil, "", "kube-apiserver", c.apiserver.Log, tools.APIServer, c.apiserver.cmd.Args[1:]...)
+	if err != nil {
+		return graceful, err
+	}
+	c.apiserver = p
+	return graceful, c.waitReady(ctx)
+}
+
 // AdminIdentity is the administrator's identity.
 func (c *Cluster) AdminIdentity() Identity { return c.adminID }
-
-// Config is a client configuration of id.
-func (c *Cluster) Config(id Identity) *rest.Config {
-	return restConfig(c.Host, id)
-}
 
 // WriteKubeconfig writes a kubeconfig of id into the cluster's directory.
 func (c *Cluster) WriteKubeconfig(name string, id Identity) (string, error) {
@@ -228,10 +210,78 @@ func (c *Cluster) WriteKubeconfig(name string, id Identity) (string, error) {
 // Stop stops kube-apiserver first, then etcd: the other order makes the
 // server hang on shutdown.
 func (c *Cluster) Stop() {
-	if c.apiserver != nil {
-		_ = c.apiserver.Stop(30 * time.Second)
+	for _, p := range []*Process{c.apiserver, c.etcd} {
+		if p != nil {
+			_ = p.Stop(30 * time.Second)
+		}
 	}
-	if c.etcd != nil {
-		_ = c.etcd.Stop(30 * time.Second)
+}
+
+// Identity is a user of the test cluster, authenticated by a static token.
+type Identity struct {
+	User   string
+	Groups []string
+	Token  string
+}
+
+// Admin is the cluster administrator.
+func Admin() Identity { return Identity{"e2e-admin", []string{"system:masters"}, randomToken()} }
+
+// ServiceAccount is the identity of a ServiceAccount, as RBAC subjects of
+// kind ServiceAccount match it.
+func ServiceAccount(namespace, name string) Identity {
+	return Identity{
+		User:   "system:serviceaccount:" + namespace + ":" + name,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+		Token:  randomToken(),
 	}
+}
+
+func randomToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// writeTokenFile writes kube-apiserver's --token-auth-file.
+func writeTokenFile(path string, ids ...Identity) error {
+	var b strings.Builder
+	for i, id := range ids {
+		fmt.Fprintf(&b, "%s,%s,uid-%d,\"%s\"\n", id.Token, id.User, i, strings.Join(id.Groups, ","))
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o600)
+}
+
+// writeServiceAccountKeys writes the key pair that signs ServiceAccount tokens.
+func writeServiceAccountKeys(dir string) (pub, priv string, err error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", "", err
+	}
+	pubDER, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return "", "", err
+	}
+	pub, priv = filepath.Join(dir, "sa.pub"), filepath.Join(dir, "sa.key")
+	if err := os.WriteFile(priv, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		return "", "", err
+	}
+	return pub, priv, os.WriteFile(pub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o600)
+}
+
+// restConfig is a client configuration of id for the server at host. The
+// server's certificate is self-signed by kube-apiserver itself and the
+// connection never leaves loopback, so it is not verified.
+func restConfig(host string, id Identity) *rest.Config {
+	return &rest.Config{Host: host, BearerToken: id.Token, TLSClientConfig: rest.TLSClientConfig{Insecure: true}, QPS: 100, Burst: 200}
+}
+
+// WriteKubeconfig writes a kubeconfig file for id.
+func WriteKubeconfig(path, host string, id Identity) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["e2e"] = &clientcmdapi.Cluster{Server: host, InsecureSkipTLSVerify: true}
+	cfg.AuthInfos[id.User] = &clientcmdapi.AuthInfo{Token: id.Token}
+	cfg.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: id.User}
+	cfg.CurrentContext = "e2e"
+	return clientcmd.WriteToFile(*cfg, path)
 }

@@ -155,7 +155,7 @@ func (d *Driver) Start(ctx context.Context) error {
 	// socket's appearance means the new process listens.
 	_ = os.Remove(d.Socket)
 	run := Lifetime{Name: fmt.Sprintf("%s-%d", name, n), Start: time.Now()}
-	p, err := StartProcess(run.Name, filepath.Join(d.dir, name+".log"), d.bin, d.args(n)...)
+	p, err := startProcess(nil, "", run.Name, filepath.Join(d.dir, name+".log"), d.bin, d.args(n)...)
 	if err != nil {
 		d.mu.Unlock()
 		return err

@@ -61,8 +61,7 @@ type Supervisor struct {
 	cur    *Process // nil while down
 	runs   []Lifetime
 	closed bool
-	held   bool  // no restart until Release
-	err    error // the last failure to start
+	held   bool // no restart until Release
 }
 
 // Supervise starts a process with start, which gets a name for each run
@@ -81,7 +80,6 @@ func (s *Supervisor) startLocked() error {
 	run := Lifetime{Name: fmt.Sprintf("%s-%d", s.name, len(s.runs)+1), Start: time.Now()}
 	p, err := s.start(run.Name)
 	if err != nil {
-		s.err = err
 		return err
 	}
 	run.Pid, run.Log = p.Pid(), p.Log
@@ -93,7 +91,7 @@ func (s *Supervisor) startLocked() error {
 
 // watch restarts the process of run i when it exits on its own.
 func (s *Supervisor) watch(p *Process, i int) {
-	<-p.Done()
+	<-p.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.runs[i].End.IsZero() {
@@ -123,19 +121,22 @@ func (s *Supervisor) restartLater() {
 // it again. It returns the run that was killed; false when no process ran
 // (it is between an exit and its restart).
 func (s *Supervisor) Kill() (Lifetime, bool) {
-	return s.end(EndedKilled, func(p *Process) { p.Kill() })
+	return s.end(EndedKilled, func(p *Process) { p.Kill() }, false)
 }
 
 // Terminate sends SIGTERM to the running process, waits up to grace for its
 // end (then kills it) and starts it again.
 func (s *Supervisor) Terminate(grace time.Duration) (Lifetime, bool) {
-	return s.end(EndedTerminated, func(p *Process) { _ = p.Stop(grace) })
+	return s.end(EndedTerminated, func(p *Process) { _ = p.Stop(grace) }, false)
 }
 
-func (s *Supervisor) end(how string, stop func(*Process)) (Lifetime, bool) {
+// end stops the running process with stop and, unless closing, starts it
+// again.
+func (s *Supervisor) end(how string, stop func(*Process), closing bool) (Lifetime, bool) {
 	s.mu.Lock()
-	p, i := s.cur, len(s.runs)-1
-	if p == nil || s.closed {
+	p, i, closed := s.cur, len(s.runs)-1, s.closed
+	s.closed = closed || closing
+	if p == nil || closed {
 		s.mu.Unlock()
 		return Lifetime{}, false
 	}
@@ -150,11 +151,10 @@ func (s *Supervisor) end(how string, stop func(*Process)) (Lifetime, bool) {
 	if s.runs[i].End.IsZero() {
 		s.runs[i].End = time.Now()
 	}
-	ended := s.runs[i]
 	if !s.closed && !s.held && s.startLocked() != nil {
 		s.restartLater()
 	}
-	return ended, true
+	return s.runs[i], true
 }
 
 // Hold keeps the process down once it ends, until Release: for instance
@@ -193,31 +193,8 @@ func (s *Supervisor) Lifetimes() []Lifetime {
 	return slices.Clone(s.runs)
 }
 
-// Err is the last failure to start the process, if any.
-func (s *Supervisor) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
-
 // Close stops supervising and sends SIGTERM to the running process,
 // killing it after grace.
 func (s *Supervisor) Close(grace time.Duration) {
-	s.mu.Lock()
-	s.closed = true
-	p, i := s.cur, len(s.runs)-1
-	if p != nil {
-		s.runs[i].Ended = EndedTerminated
-	}
-	s.cur = nil
-	s.mu.Unlock()
-	if p == nil {
-		return
-	}
-	_ = p.Stop(grace)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.runs[i].End.IsZero() {
-		s.runs[i].End = time.Now()
-	}
+	s.end(EndedTerminated, func(p *Process) { _ = p.Stop(grace) }, true)
 }

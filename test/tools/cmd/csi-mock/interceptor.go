@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"sync"
@@ -29,6 +30,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 )
 
@@ -55,12 +58,13 @@ type answer struct {
 	Message  string `json:"message,omitempty"`
 	Delay    string `json:"delay,omitempty"`
 	Capacity string `json:"capacity,omitempty"`
-
 	// sizeBytes and capacityBytes are Size and Capacity read, 0 when empty.
 	sizeBytes, capacityBytes int64
 }
 
-// call is one call of a logged method as the call log records it.
+// call is one call of a logged method: a line of the call log when it ends,
+// and of the received log when it arrives, before its scripted delay, without
+// its secrets (the call log has them, for the tests that check them).
 type call struct {
 	Method        string            `json:"method"`
 	VolumeID      string            `json:"volumeID"`
@@ -69,23 +73,12 @@ type call struct {
 	Parameters    map[string]string `json:"parameters,omitempty"`
 	Secrets       map[string]string `json:"secrets,omitempty"`
 	Start         time.Time         `json:"start"`
-	End           time.Time         `json:"end"`
-	Code          string            `json:"code"`
-	CapacityBytes int64             `json:"capacityBytes,omitempty"`
-	NodeStep      bool              `json:"nodeExpansionRequired,omitempty"`
-}
-
-// received is one line of the received log: a call of a logged method as
-// it arrived, before its scripted answer. Its secrets are left out: the
-// call log has them, for the tests that check them.
-type received struct {
-	Method     string            `json:"method"`
-	VolumeID   string            `json:"volumeID"`
-	Path       string            `json:"path,omitempty"`
-	Parameters map[string]string `json:"parameters,omitempty"`
-	Start      time.Time         `json:"start"`
-	// Delay is the scripted delay the call is held for, "" for none.
-	Delay string `json:"delay,omitempty"`
+	// Delay is, in the received log, the scripted delay the call is held for.
+	Delay         string    `json:"delay,omitempty"`
+	End           time.Time `json:"end,omitzero"`
+	Code          string    `json:"code,omitempty"`
+	CapacityBytes int64     `json:"capacityBytes,omitempty"`
+	NodeStep      bool      `json:"nodeExpansionRequired,omitempty"`
 }
 
 // interceptor scripts the calls that change a volume (ControllerExpandVolume,
@@ -94,12 +87,8 @@ type received struct {
 // arrives (receivedLog) and when it ends (callLog), and advertises the
 // controller capability MODIFY_VOLUME only with modify.
 type interceptor struct {
-	faultFile, callLog string
-	// receivedLog, when set, gets one line per call as soon as the call has
-	// taken its scripted answer, before the answer's delay: a call there
-	// and not yet in callLog is held by the driver.
-	receivedLog string
-	modify      bool
+	faultFile, callLog, receivedLog string
+	modify                          bool
 	// allocationUnit, when positive, rounds the capacity a successful
 	// ControllerExpandVolume answers up to a multiple of it, as drivers that
 	// allocate in extents do.
@@ -116,36 +105,39 @@ func (i *interceptor) intercept(ctx context.Context, req any, info *grpc.UnarySe
 	case *csi.ControllerGetCapabilitiesRequest:
 		return i.capabilities(ctx, req, handler)
 	case *csi.ControllerExpandVolumeRequest:
-		c = call{Method: methodExpand, VolumeID: r.GetVolumeId(), RequiredBytes: r.GetCapacityRange().GetRequiredBytes(), Secrets: r.GetSecrets()}
+		c = call{Method: methodExpand, RequiredBytes: r.GetCapacityRange().GetRequiredBytes(), Secrets: r.GetSecrets()}
 	case *csi.ControllerModifyVolumeRequest:
-		c = call{Method: methodModify, VolumeID: r.GetVolumeId(), Parameters: r.GetMutableParameters(), Secrets: r.GetSecrets()}
+		c = call{Method: methodModify, Parameters: r.GetMutableParameters(), Secrets: r.GetSecrets()}
 	case *csi.NodeExpandVolumeRequest:
-		c = call{Method: methodNodeExpand, VolumeID: r.GetVolumeId(), Path: r.GetVolumePath(), RequiredBytes: r.GetCapacityRange().GetRequiredBytes()}
+		c = call{Method: methodNodeExpand, Path: r.GetVolumePath(), RequiredBytes: r.GetCapacityRange().GetRequiredBytes()}
 	case *csi.NodeStageVolumeRequest:
-		c = call{Method: methodStage, VolumeID: r.GetVolumeId(), Path: r.GetStagingTargetPath()}
+		c = call{Method: methodStage, Path: r.GetStagingTargetPath()}
 	case *csi.NodeUnstageVolumeRequest:
-		c = call{Method: methodUnstage, VolumeID: r.GetVolumeId(), Path: r.GetStagingTargetPath()}
+		c = call{Method: methodUnstage, Path: r.GetStagingTargetPath()}
 	case *csi.NodePublishVolumeRequest:
-		c = call{Method: methodPublish, VolumeID: r.GetVolumeId(), Path: r.GetTargetPath()}
+		c = call{Method: methodPublish, Path: r.GetTargetPath()}
 	case *csi.NodeUnpublishVolumeRequest:
-		c = call{Method: methodUnpublish, VolumeID: r.GetVolumeId(), Path: r.GetTargetPath()}
+		c = call{Method: methodUnpublish, Path: r.GetTargetPath()}
 	default:
 		return handler(ctx, req)
 	}
-	c.Start = time.Now()
+	c.VolumeID, c.Start = req.(interface{ GetVolumeId() string }).GetVolumeId(), time.Now()
 	a := i.next(c.Method, c.VolumeID, c.RequiredBytes)
-	resp, err := i.answer(ctx, a, c, withCapacity(req, a.capacityBytes), handler)
+	received := c
+	received.Secrets, received.Delay = nil, a.Delay
+	i.appendLine(i.receivedLog, received)
+	resp, err := i.answer(ctx, a, c, req, handler)
 	c.End, c.Code = time.Now(), status.Code(err).String()
 	switch r := resp.(type) {
 	case *csi.ControllerExpandVolumeResponse:
-		if err == nil {
-			r.CapacityBytes = roundUp(r.GetCapacityBytes(), i.allocationUnit)
+		if err == nil && i.allocationUnit > 0 && r.GetCapacityBytes()%i.allocationUnit != 0 {
+			r.CapacityBytes = (r.GetCapacityBytes()/i.allocationUnit + 1) * i.allocationUnit
 		}
 		c.CapacityBytes, c.NodeStep = r.GetCapacityBytes(), r.GetNodeExpansionRequired()
 	case *csi.NodeExpandVolumeResponse:
 		c.CapacityBytes = r.GetCapacityBytes()
 	}
-	i.log(c)
+	i.appendLine(i.callLog, c)
 	return resp, err
 }
 
@@ -170,8 +162,11 @@ func (i *interceptor) capabilities(ctx context.Context, req any, handler grpc.Un
 	return r, nil
 }
 
+// answer waits the delay of a, then fails the call with its code or lets the
+// mock answer it: an expand request with a capacity is sent to the mock as
+// one asking for that size, so that the mock's volume has the size it
+// answers, more or less than the caller asked for.
 func (i *interceptor) answer(ctx context.Context, a answer, c call, req any, handler grpc.UnaryHandler) (any, error) {
-	i.appendLine(i.receivedLog, received{Method: c.Method, VolumeID: c.VolumeID, Path: c.Path, Parameters: c.Parameters, Start: c.Start, Delay: a.Delay})
 	if d, err := time.ParseDuration(a.Delay); err == nil && d > 0 {
 		select {
 		case <-time.After(d):
@@ -179,23 +174,20 @@ func (i *interceptor) answer(ctx context.Context, a answer, c call, req any, han
 			return nil, status.FromContextError(ctx.Err()).Err()
 		}
 	}
-	if code, ok := codeNamed(a.Code); ok {
-		return nil, status.Error(code, a.Message)
+	for code := codes.Canceled; code <= codes.Unauthenticated; code++ {
+		if code.String() == a.Code {
+			return nil, status.Error(code, a.Message)
+		}
 	}
 	if a.Code != "" && a.Code != codes.OK.String() {
 		klog.ErrorS(nil, "Fault file entry names no gRPC code: the call is answered as usual", "code", a.Code, "method", c.Method, "volumeID", c.VolumeID)
 	}
-	return handler(ctx, req)
-}
-
-// codeNamed maps a code's Go name ("OutOfRange") to the code.
-func codeNamed(name string) (codes.Code, bool) {
-	for c := codes.OK; c <= codes.Unauthenticated; c++ {
-		if c.String() == name && c != codes.OK {
-			return c, true
-		}
+	if r, ok := req.(*csi.ControllerExpandVolumeRequest); ok && a.capacityBytes > 0 {
+		r = proto.Clone(r).(*csi.ControllerExpandVolumeRequest)
+		r.CapacityRange = &csi.CapacityRange{RequiredBytes: a.capacityBytes}
+		req = r
 	}
-	return codes.OK, false
+	return handler(ctx, req)
 }
 
 // next pops the next scripted answer for a call of method on volume asking
@@ -224,7 +216,34 @@ func (i *interceptor) next(method, volume string, size int64) answer {
 	return answer{}
 }
 
-func (i *interceptor) log(c call) { i.appendLine(i.callLog, c) }
+// parseAnswers reads a fault file's content: a list of answers whose sizes
+// are positive quantities ("3Gi") or bytes.
+func parseAnswers(data []byte) ([]answer, error) {
+	var answers []answer
+	if err := json.Unmarshal(data, &answers); err != nil {
+		return nil, err
+	}
+	for n := range answers {
+		a := &answers[n]
+		for _, s := range []struct {
+			name, size string
+			bytes      *int64
+		}{{"size", a.Size, &a.sizeBytes}, {"capacity", a.Capacity, &a.capacityBytes}} {
+			if s.size == "" {
+				continue
+			}
+			q, err := resource.ParseQuantity(s.size)
+			if err == nil && q.Sign() <= 0 {
+				err = fmt.Errorf("%s is not a positive size", s.size)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("entry %d: %s: %w", n, s.name, err)
+			}
+			*s.bytes = q.Value()
+		}
+	}
+	return answers, nil
+}
 
 // appendLine appends v as one JSON line to file; "" logs nothing.
 func (i *interceptor) appendLine(file string, v any) {

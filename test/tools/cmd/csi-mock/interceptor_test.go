@@ -248,7 +248,7 @@ func TestReceivedLogShowsHeldCall(t *testing.T) {
 		}
 		line, _ = os.ReadFile(i.receivedLog)
 	}
-	var got received
+	var got call
 	if err := json.Unmarshal(line, &got); err != nil {
 		t.Fatal(err)
 	}

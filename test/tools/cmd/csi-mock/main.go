@@ -18,13 +18,13 @@ limitations under the License.
 // e2e tests on a unix socket, with a gRPC interceptor that injects faults
 // into and records every ControllerExpandVolume and ControllerModifyVolume
 // call, and the node calls kubelet makes (NodeExpandVolume, NodeStageVolume,
-// NodeUnstageVolume, NodePublishVolume, NodeUnpublishVolume), as the
-// Kubernetes e2e does. The e2e suite and `make demo` run it
-// (test/e2e/framework: Driver.Script writes its fault file).
+// NodeUnstageVolume, NodePublishVolume, NodeUnpublishVolume). The e2e suite
+// and `make demo` run it (test/e2e/framework: Driver.Script writes its fault
+// file).
 //
 // # The fault file
 //
-// --fault-file names a JSON list of scripted answers:
+// --fault-file names a JSON list of scripted answers, every field optional:
 //
 //	[
 //	  {"volumeID": "vol-2", "code": "OutOfRange", "message": "at most 5Gi per volume"},
@@ -32,57 +32,47 @@ limitations under the License.
 //	  {"method": "NodeExpandVolume", "volumeID": "vol-1", "code": "Internal", "message": "resize2fs failed"}
 //	]
 //
-// Every field may be left out:
+// Its fields:
 //
-//   - method: the call the entry answers, by its short name:
-//     ControllerExpandVolume (also when empty), ControllerModifyVolume,
-//     NodeExpandVolume, NodeStageVolume, NodeUnstageVolume,
-//     NodePublishVolume or NodeUnpublishVolume. Other calls are never
-//     scripted.
-//   - volumeID: the call's volume_id, which is the PV's
-//     spec.csi.volumeHandle. An entry with a volumeID answers only a call on
-//     that volume; one without answers a call on any volume.
-//   - delay: how long the call waits before it answers, as Go's
-//     time.ParseDuration reads it ("8s"). The wait ends early when the
-//     caller gives up, and the call then fails with Canceled or
-//     DeadlineExceeded.
-//   - code: a gRPC code as Go names it ("OutOfRange", "NotFound",
-//     "DeadlineExceeded"): after the delay, the call fails with that code
-//     and message, and the mock does not see it. Empty (or "OK"): after the
-//     delay the mock answers as usual, so an entry may only delay a call, or
-//     only use up a call's turn. A name that is no code is logged, and
+//   - method: the short name of one of the calls above; empty is
+//     ControllerExpandVolume. Other calls are never scripted.
+//   - volumeID: the call's volume_id (the PV's spec.csi.volumeHandle); an
+//     entry without one answers a call on any volume.
+//   - delay: how long the call waits before it answers ("8s", as Go's
+//     time.ParseDuration reads it). The wait ends early when the caller gives
+//     up, and the call then fails with Canceled or DeadlineExceeded.
+//   - code, message: a gRPC code as Go names it ("OutOfRange"): after the
+//     delay the call fails with it, and the mock does not see it. Empty (or
+//     "OK") lets the mock answer as usual, so an entry may only delay a call,
+//     or only use up its turn. A name that is no code is logged, and
 //     answered as empty.
-//   - message: the error's message.
-//   - size: a size as a quantity ("3Gi") or bytes. An entry with a size
-//     answers only a call that asks for exactly that size (the required
-//     bytes of ControllerExpandVolume or NodeExpandVolume), so that a
-//     script can refuse 3Gi however often it is asked for, and let 2Gi
-//     through; one without answers a call of any size.
+//   - size: a quantity ("3Gi") or bytes: the entry answers only a call that
+//     asks for exactly that size (the required bytes of ControllerExpandVolume
+//     or NodeExpandVolume), so that a script can refuse 3Gi however often it
+//     is asked for, and let 2Gi through.
 //   - capacity: a size, for ControllerExpandVolume: a call the entry lets
-//     through answers this capacity_bytes instead of what it asked for,
-//     less (a short answer) or more (a rounding driver).
+//     through answers this capacity_bytes instead of what it asked for, less
+//     (a short answer) or more (a rounding driver).
 //
-// Each call of a scripted method takes the first entry, in file order, of
-// its method whose volumeID and size are empty or its own, and uses it up. Entries
-// of other methods and of other volumes stay, in their order: an entry
-// that names a volume is taken by that volume's calls only, however many
-// other claims grow meanwhile, while an entry without one goes to the next
-// call of its method, on whichever volume it comes first; so with several
-// volumes in play, name the volume. An entry without a volume that comes
-// before one that names a volume in the file is taken first by that
-// volume's calls too. A call that finds no entry is answered by the mock.
+// Each call of a scripted method takes the first entry, in file order, of its
+// method whose volumeID and size are empty or its own, and uses it up; the
+// others stay, in their order. An entry that names a volume is taken by that
+// volume's calls only, however many other claims grow meanwhile, while one
+// without goes to the next call of its method on any volume, even before a
+// later entry that names that volume: with several volumes in play, name the
+// volume. A call that finds no entry is answered by the mock.
 //
 // The file is read again at every scripted call, and its entries replace
-// those left whenever its content changes: write the new list to another
-// file and rename it over the fault file, so that no call reads half of
-// it. Writing the same content again re-arms nothing (an entry already
-// taken stays taken); vary it, or write an empty list between. No file
-// scripts nothing; a file that cannot be read leaves the entries as they
-// were; a file that is not such a list is logged and scripts nothing.
+// those left whenever its content changes: write the new list to another file
+// and rename it over the fault file, so that no call reads half of it. The
+// same content written again re-arms nothing (an entry taken stays taken);
+// vary it, or write an empty list between. No file scripts nothing; a file
+// that cannot be read leaves the entries as they were; a file that is not
+// such a list is logged and scripts nothing.
 //
 // --call-log and --received-log record each scripted call when it ends and
-// when it arrives (one JSON line each, see their flags): a call in the
-// received log and not yet in the call log is held by its delay.
+// when it arrives (one JSON line each): a call in the received log and not
+// yet in the call log is held by its delay.
 package main
 
 import (
