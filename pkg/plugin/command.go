@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -191,11 +192,9 @@ func (o *options) validate() error {
 	case o.output != "text" && o.output != "json":
 		return fmt.Errorf("invalid output format %q: use text or json", o.output)
 	}
-	for _, prefix := range []string{"pvc/", "persistentvolumeclaim/", "persistentvolumeclaims/"} { // kubectl's TYPE/NAME
-		if strings.HasPrefix(strings.ToLower(o.args[1]), prefix) {
-			o.args[1] = o.args[1][len(prefix):]
-			break
-		}
+	kind, name, ok := strings.Cut(o.args[1], "/") // kubectl's TYPE/NAME
+	if ok && slices.Contains([]string{"pvc", "persistentvolumeclaim", "persistentvolumeclaims"}, strings.ToLower(kind)) {
+		o.args[1] = name
 	}
 	if o.args[1] == "" {
 		return errors.New("empty claim name")

@@ -17,6 +17,7 @@ limitations under the License.
 package plugin
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -36,13 +37,13 @@ type expansion struct {
 // expansion explains the claim's expansion from the resizer's decision on
 // its recorded state.
 func (f *facts) expansion() Operation {
-	x := expansion{facts: f, s: f.dec.resizeState, d: f.dec.plan.Resize}
+	x := expansion{facts: f, s: f.resizeState, d: f.plan.Resize}
 	target := ""
 	if !x.d.Target.IsZero() {
 		target = x.d.Target.String()
 	}
 	return f.settle(decide.OpResize, Decision{Action: x.d.Action.String(), Target: target, Reason: x.d.Reason},
-		x.d.RetryAfter, f.dec.resizeEntry, f.dec.resizing, x.step(f.dec.resizeEntry.State, f.dec.resizing))
+		x.d.RetryAfter, f.resizeEntry, f.resizing, x.step(f.resizeEntry.State, f.resizing))
 }
 
 // expansionSteps explain the states with a step of their own.
@@ -180,7 +181,7 @@ func (x expansion) nodePending() step {
 // nodeInfeasible: kubelet said the size cannot be had on the node.
 func (x expansion) nodeInfeasible() step {
 	s := step{summary: fmt.Sprintf("kubelet found %s infeasible on the node: %s", x.allocated(),
-		orUnknown(conditionMessage(x.pvc, v1.PersistentVolumeClaimNodeResizeError)))}
+		cmp.Or(trueCondition(x.pvc, v1.PersistentVolumeClaimNodeResizeError).Message, noMessage))}
 	switch x.d.Action {
 	case decide.Expand:
 		s.by = ByResizer
@@ -197,9 +198,5 @@ func (x expansion) nodeInfeasible() step {
 	return s
 }
 
-func orUnknown(message string) string {
-	if message == "" {
-		return "(no message recorded)"
-	}
-	return message
-}
+// noMessage stands for the message of a condition that records none.
+const noMessage = "(no message recorded)"

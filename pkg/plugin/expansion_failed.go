@@ -17,6 +17,7 @@ limitations under the License.
 package plugin
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -28,13 +29,13 @@ import (
 
 // failed: the driver's last answer was a final failure.
 func (x expansion) failed() step {
-	message := conditionMessage(x.pvc, v1.PersistentVolumeClaimControllerResizeError)
-	if x.recordedReason() == decide.ReasonShort {
-		return x.short(message)
+	recorded := trueCondition(x.pvc, v1.PersistentVolumeClaimControllerResizeError)
+	if recorded.Reason == decide.ReasonShort {
+		return x.short(recorded.Message)
 	}
 	code := x.recordedCode()
 	a := x.advice(decide.ResizeJob, code, "")
-	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to the expansion to %s was a final failure: %s", x.allocated(), orUnknown(message)), a.Means),
+	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to the expansion to %s was a final failure: %s", x.allocated(), cmp.Or(recorded.Message, noMessage)), a.Means),
 		by: ByResizer}
 	s.next = fmt.Sprintf("The resizer tries again with backoff (up to --retry-interval-max %s), at the request as it is then: %s now.",
 		x.settings.retryMax(), size(x.d.Target))
@@ -71,36 +72,26 @@ func (x expansion) short(message string) step {
 const notSent = "not sent to the driver"
 
 // recordedCode is the gRPC code the resizer records as the reason of
-// ControllerResizeError; decide.ReasonUncertain when there is none (a
-// resizer older than this plugin, or upstream's).
+// ControllerResizeError (decide.ReasonShort records a short answer instead);
+// decide.ReasonUncertain when there is none (a resizer older than this
+// plugin, or upstream's).
 func (x expansion) recordedCode() string {
-	if reason := x.recordedReason(); knownCode(reason) {
+	if reason := trueCondition(x.pvc, v1.PersistentVolumeClaimControllerResizeError).Reason; knownCode(reason) {
 		return reason
 	}
 	return decide.ReasonUncertain
 }
 
-// recordedReason is the reason of the claim's ControllerResizeError: the
-// code of a failed call, or decide.ReasonShort of a short answer.
-func (x expansion) recordedReason() string {
-	for _, c := range x.pvc.Status.Conditions {
-		if c.Type == v1.PersistentVolumeClaimControllerResizeError && c.Status == v1.ConditionTrue {
-			return c.Reason
-		}
-	}
-	return ""
-}
-
 // infeasible: the driver said the size cannot be had.
 func (x expansion) infeasible() step {
 	failedAt := x.allocated()
-	message := conditionMessage(x.pvc, v1.PersistentVolumeClaimControllerResizeError)
+	message := trueCondition(x.pvc, v1.PersistentVolumeClaimControllerResizeError).Message
 	a := x.advice(decide.ResizeJob, x.recordedCode(), "")
 	refuser := "the driver"
 	if strings.Contains(message, notSent) {
 		refuser = "the resizer"
 	}
-	s := step{summary: sentences(fmt.Sprintf("T%s refused %s as infeasible: %s", refuser[1:], failedAt, orUnknown(message)), a.Means)}
+	s := step{summary: sentences(fmt.Sprintf("T%s refused %s as infeasible: %s", refuser[1:], failedAt, cmp.Or(message, noMessage)), a.Means)}
 	if x.d.Action == decide.Expand && size(x.d.Target) != failedAt {
 		s.by = ByResizer
 		s.next = fmt.Sprintf("The request changed to %s: the resizer tries it at once.", size(x.d.Target))

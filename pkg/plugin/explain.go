@@ -66,32 +66,19 @@ func Explain(o *Objects, now time.Time) Explanation {
 
 // facts are what explaining a handled claim's operations reads; users are
 // the pods that may have it mounted, as the resizer's pod tracker counts.
-type facts struct {
-	o              *Objects
-	pvc            *v1.PersistentVolumeClaim
-	pv             *v1.PersistentVolume
-	driver         string
-	resizer        *Resizer
-	settings       Settings
-	settingsUnread string
-	now            time.Time
-	users          []string
-	dec            decided
-}
-
-func newFacts(o *Objects, driver string, now time.Time) *facts {
-	f := &facts{o: o, pvc: o.Claim, pv: o.Volume, driver: driver, resizer: resizerOf(o, driver, now), now: now,
-		users: inuse.UsersOf(o.Pods, o.Claim.Namespace, o.Claim.Name)}
-	f.settings, f.settingsUnread = settingsOf(o.resizerLease(driver))
-	f.resizer.Settings = f.settings
-	f.dec = decisions(o, driver, f.settings, f.users, now)
-	return f
-}
-
-// decided is what the resizer's own decisions (decide.Claim) say of the
+// The rest is what the resizer's own decisions (decide.Claim) say of the
 // recorded state, as a resizer just started would (its memory of the last
 // failure is not in the API), and the entries of decide.Unfinished.
-type decided struct {
+type facts struct {
+	o                        *Objects
+	pvc                      *v1.PersistentVolumeClaim
+	pv                       *v1.PersistentVolume
+	driver                   string
+	resizer                  *Resizer
+	settings                 Settings
+	settingsUnread           string
+	now                      time.Time
+	users                    []string
 	plan                     decide.Plan
 	resizeState              decide.ResizeState
 	modifyState              decide.ModifyState
@@ -99,9 +86,13 @@ type decided struct {
 	resizing, modifying      bool
 }
 
-// decisions is every call the plugin makes of the resizer's decisions, for
-// driver's resizer run with settings, where users use the claim.
-func decisions(o *Objects, driver string, settings Settings, users []string, now time.Time) decided {
+// newFacts reads the facts of o for driver's resizer, with every call the
+// plugin makes of the resizer's decisions.
+func newFacts(o *Objects, driver string, now time.Time) *facts {
+	f := &facts{o: o, pvc: o.Claim, pv: o.Volume, driver: driver, resizer: resizerOf(o, driver, now), now: now,
+		users: inuse.UsersOf(o.Pods, o.Claim.Namespace, o.Claim.Name)}
+	f.settings, f.settingsUnread = settingsOf(o.resizerLease(driver))
+	f.resizer.Settings = f.settings
 	in := decide.Input{Claim: o.Claim, Volume: o.Volume, Now: now,
 		ClassDriver: func(name string) (string, bool) {
 			vac, ok := o.AttributesClasses[name]
@@ -110,18 +101,18 @@ func decisions(o *Objects, driver string, settings Settings, users []string, now
 			}
 			return vac.DriverName, true
 		},
-		Settings: decide.Settings{Driver: driver, Resize: true, Modify: true, Recovery: settings.Recovery,
-			AnnotateFsResize: settings.AnnotateFsResize, OnlyOffline: settings.OfflineOnly, RetryMax: settings.retryMax()}}
-	if settings.OfflineOnly && settings.HandleVolumeInUseError {
-		in.PodsUsing = users // the resizer watches pods for such a driver only
+		Settings: decide.Settings{Driver: driver, Resize: true, Modify: true, Recovery: f.settings.Recovery,
+			AnnotateFsResize: f.settings.AnnotateFsResize, OnlyOffline: f.settings.OfflineOnly, RetryMax: f.settings.retryMax()}}
+	if f.settings.OfflineOnly && f.settings.HandleVolumeInUseError {
+		in.PodsUsing = f.users // the resizer watches pods for such a driver only
 	}
-	d := decided{plan: decide.Claim(in), resizeState: decide.ResizeStateFor(in)}
-	d.modifyState = decide.ModifyStateOf(driver, o.Claim, o.Volume, in.ClassDriver, nil)
-	heldBack := func(*slim.Claim) bool { return len(d.plan.HeldBackBy) > 0 }
+	f.plan, f.resizeState = decide.Claim(in), decide.ResizeStateFor(in)
+	f.modifyState = decide.ModifyStateOf(driver, o.Claim, o.Volume, in.ClassDriver, nil)
+	heldBack := func(*slim.Claim) bool { return len(f.plan.HeldBackBy) > 0 }
 	claim := slim.NewClaim(o.Claim)
-	d.resizeEntry, d.resizing = decide.UnfinishedResize(claim, heldBack)
-	d.modifyEntry, d.modifying = decide.UnfinishedModify(claim)
-	return d
+	f.resizeEntry, f.resizing = decide.UnfinishedResize(claim, heldBack)
+	f.modifyEntry, f.modifying = decide.UnfinishedModify(claim)
+	return f
 }
 
 // settle is the operation of decision d and entry, said by step s; a step
@@ -262,12 +253,12 @@ func sizeOf(list v1.ResourceList) string {
 
 func size(q resource.Quantity) string { return q.String() }
 
-// conditionMessage is the message of pvc's condition t when True.
-func conditionMessage(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) string {
+// trueCondition is pvc's condition t when True, else the zero condition.
+func trueCondition(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) v1.PersistentVolumeClaimCondition {
 	for _, c := range pvc.Status.Conditions {
 		if c.Type == t && c.Status == v1.ConditionTrue {
-			return c.Message
+			return c
 		}
 	}
-	return ""
+	return v1.PersistentVolumeClaimCondition{}
 }

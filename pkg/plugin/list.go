@@ -88,7 +88,7 @@ func candidateOf(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, driver 
 		return "", false
 	}
 	// The entries do not depend on the time, the settings or the pods.
-	d := decisions(&Objects{Claim: pvc, Volume: pv}, driver, defaultSettings(), nil, time.Time{})
+	d := newFacts(&Objects{Claim: pvc, Volume: pv}, driver, time.Time{})
 	request, ok := pvc.Spec.Resources.Requests[v1.ResourceStorage]
 	capacity, known := pvc.Status.Capacity[v1.ResourceStorage]
 	if !d.resizing && !d.modifying && (!ok || known && request.Cmp(capacity) <= 0) {
@@ -104,7 +104,7 @@ func List(in *Input, now time.Time) Result {
 	r := Result{At: now.UTC().Truncate(time.Second), Namespace: in.Request.Namespace, Driver: in.Request.Driver,
 		Items: []Item{}, Warnings: in.Warnings}
 	for _, c := range in.Claims {
-		d := newFacts(c.Objects, c.Driver, now).dec
+		d := newFacts(c.Objects, c.Driver, now)
 		if !d.resizing && !d.modifying {
 			continue
 		}

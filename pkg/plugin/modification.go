@@ -17,6 +17,7 @@ limitations under the License.
 package plugin
 
 import (
+	"cmp"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -35,9 +36,9 @@ type modification struct {
 // modification explains the claim's modification from the resizer's
 // decision on its recorded state.
 func (f *facts) modification() Operation {
-	m := modification{facts: f, s: f.dec.modifyState, d: f.dec.plan.Modify}
+	m := modification{facts: f, s: f.modifyState, d: f.plan.Modify}
 	return f.settle(decide.OpModify, Decision{Action: m.d.Action.String(), Target: m.d.Target, Reason: m.d.Reason},
-		m.d.RetryAfter, f.dec.modifyEntry, f.dec.modifying, m.step())
+		m.d.RetryAfter, f.modifyEntry, f.modifying, m.step())
 }
 
 // modificationSteps explain the actions with a step of their own.
@@ -100,7 +101,7 @@ func (m modification) waiting() step {
 	a := m.advice(decide.ModifyJob, code, m.d.Target)
 	return step{
 		summary: sentences(fmt.Sprintf("The driver refused class %q as infeasible: %s", m.d.Target,
-			orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.Means),
+			cmp.Or(trueCondition(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError).Message, noMessage)), a.Means),
 		by: ByUser,
 		next: fmt.Sprintf("The resizer retries class %q in about %s (--retry-interval-max %s after the failure it recorded %s) unless the class changes.",
 			m.d.Target, short(m.d.RetryAfter), m.settings.retryMax(), ago(at, m.now)),
@@ -136,7 +137,7 @@ func (m modification) modifying() step {
 		code, _, _ := claimstatus.RecordedModifyError(m.pvc)
 		a := m.advice(decide.ModifyJob, code, r.Target)
 		return step{summary: sentences(fmt.Sprintf("The driver refused class %q as infeasible: %s", r.Target,
-			orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.Means), by: ByResizer,
+			cmp.Or(trueCondition(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError).Message, noMessage)), a.Means), by: ByResizer,
 			next: fmt.Sprintf("Its slow retry is due: the resizer tries class %q again now, then every --retry-interval-max (%s) unless the class changes.",
 				r.Target, m.settings.retryMax()),
 			can:      append(a.Can, m.cancelAdvice()),
@@ -148,7 +149,7 @@ func (m modification) modifying() step {
 	code, _, _ := claimstatus.RecordedModifyError(m.pvc)
 	a := m.advice(decide.ModifyJob, code, r.Target)
 	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to class %q was a final failure (%s): %s", r.Target, code,
-		orUnknown(conditionMessage(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError))), a.Means), by: ByResizer,
+		cmp.Or(trueCondition(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError).Message, noMessage)), a.Means), by: ByResizer,
 		next: fmt.Sprintf("The resizer tries again with backoff (up to --retry-interval-max %s), at the class the claim names then: %q now.",
 			m.settings.retryMax(), m.d.Target),
 		can:      append(a.Can, m.cancelAdvice()),

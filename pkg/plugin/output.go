@@ -59,7 +59,7 @@ func (t *textWriter) header(x Explanation) {
 			sizes = append(sizes, p[0]+" "+p[1])
 		}
 	}
-	claim := fmt.Sprintf("%s/%s (%s)", c.Namespace, c.Name, orDash(c.Phase))
+	claim := fmt.Sprintf("%s/%s (%s)", c.Namespace, c.Name, cmp.Or(c.Phase, "-"))
 	if len(sizes) > 0 {
 		claim += ": " + strings.Join(sizes, ", ")
 	}
@@ -88,7 +88,7 @@ func (t *textWriter) header(x Explanation) {
 		t.line("", "StorageClass:", line)
 	}
 	if c.Class != "" || c.CurrentClass != "" || c.ModifyStatus != "" {
-		line := fmt.Sprintf("asks for %s, current %s", orDash(c.Class), orDash(c.CurrentClass))
+		line := fmt.Sprintf("asks for %s, current %s", cmp.Or(c.Class, "-"), cmp.Or(c.CurrentClass, "-"))
 		if c.ModifyStatus != "" {
 			line += fmt.Sprintf(", modification to %s %s", c.ModifyTarget, c.ModifyStatus)
 		}
@@ -153,7 +153,7 @@ func (t *textWriter) events(events []Event) {
 		if e.Count > 1 {
 			count = fmt.Sprintf(", %d times", e.Count)
 		}
-		t.wrap("  ", "      ", fmt.Sprintf("%s  %s  %s (%s%s): %s", ago(e.Last, t.now), e.Type, e.Reason, orDash(e.Source), count, e.Message))
+		t.wrap("  ", "      ", fmt.Sprintf("%s  %s  %s (%s%s): %s", ago(e.Last, t.now), e.Type, e.Reason, cmp.Or(e.Source, "-"), count, e.Message))
 	}
 }
 
@@ -192,13 +192,6 @@ func (t *textWriter) wrap(first, rest, text string) {
 	t.b.WriteString("\n")
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // reasonWidth is where the table cuts a reason; -o wide and JSON keep it
 // whole.
 const reasonWidth = 80
@@ -227,7 +220,7 @@ func Table(w io.Writer, r Result, wide bool) error {
 		cells := []string{it.Namespace, it.Name, it.Operation, it.State, since, it.NextStepBy}
 		reason := cut(it.Reason, reasonWidth)
 		if wide {
-			cells = append(cells, it.Driver, it.Volume, orDash(it.Node), orDash(it.Target), orDash(it.SinceFrom))
+			cells = append(cells, it.Driver, it.Volume, cmp.Or(it.Node, "-"), cmp.Or(it.Target, "-"), cmp.Or(it.SinceFrom, "-"))
 			reason = it.Reason
 		}
 		row(tw, append(cells, reason))

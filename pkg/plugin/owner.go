@@ -53,12 +53,8 @@ func inTreeSource(pv *v1.PersistentVolume) string {
 	if pv == nil || pv.Spec.CSI != nil {
 		return ""
 	}
-	b, err := json.Marshal(pv.Spec.PersistentVolumeSource)
-	if err != nil {
-		return "unknown"
-	}
 	var fields map[string]json.RawMessage
-	if json.Unmarshal(b, &fields) != nil {
+	if b, err := json.Marshal(pv.Spec.PersistentVolumeSource); err != nil || json.Unmarshal(b, &fields) != nil {
 		return "unknown"
 	}
 	for name := range fields {
@@ -156,8 +152,8 @@ func (o *Objects) nodeOwner() (node, why string) {
 	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
 		return "", "the volume has no required node affinity: it is pinned to no node, so no instance handles it"
 	}
-	shared := ""
-	for _, name := range slices.Sorted(maps.Keys(o.Nodes)) {
+	shared, found := "", slices.Sorted(maps.Keys(o.Nodes))
+	for _, name := range found {
 		result, why := ownership.Match(pv, ownership.NodeOf(o.Nodes[name]))
 		switch {
 		case result == ownership.Pinned:
@@ -169,7 +165,7 @@ func (o *Objects) nodeOwner() (node, why string) {
 	if shared != "" {
 		return "", shared + "; each instance whose node it selects refuses it (warning " + events.ReasonNodeAffinityConflict + "), and none handles it"
 	}
-	found, named := slices.Sorted(maps.Keys(o.Nodes)), namedNodes(pv)
+	named := namedNodes(pv)
 	which := "node " + strings.Join(found, ", ") + " cannot use it"
 	switch {
 	case len(named) == 0:
@@ -181,18 +177,6 @@ func (o *Objects) nodeOwner() (node, why string) {
 		which, events.ReasonNodeAffinityConflict)
 }
 
-// nodeLease is the Lease of driver's instance on node; nil when there is
-// none.
-func (o *Objects) nodeLease(driver, node string) *coordinationv1.Lease {
-	name := resizeroptions.NodeLeaseName(driver, node)
-	for i := range o.NodeLeases {
-		if o.NodeLeases[i].Name == name {
-			return &o.NodeLeases[i]
-		}
-	}
-	return nil
-}
-
 // resizerLease is the Lease that publishes the settings of the resizer that
 // handles the claim: the leader's, or in node mode its node's instance's.
 func (o *Objects) resizerLease(driver string) *coordinationv1.Lease {
@@ -202,8 +186,11 @@ func (o *Objects) resizerLease(driver string) *coordinationv1.Lease {
 	case o.Volume == nil:
 		return nil
 	}
-	if node, _ := o.nodeOwner(); node != "" {
-		return o.nodeLease(driver, node)
+	node, _ := o.nodeOwner()
+	for i, l := range o.NodeLeases {
+		if node != "" && l.Name == resizeroptions.NodeLeaseName(driver, node) {
+			return &o.NodeLeases[i]
+		}
 	}
 	return nil
 }

@@ -224,18 +224,16 @@ func Read(ctx context.Context, c kube.Interface, req Request) (*Input, error) {
 	// For each claim of a driver whose resizers run with --node-deployment,
 	// the Nodes its volume's node affinity names, as explain reads them:
 	// each Node read once, each warning said once.
-	nodes := map[string]nodeRead{}
+	nodes, nodeErrs := map[string]*v1.Node{}, map[string]error{}
 	for _, cl := range in.Claims {
 		if !cl.nodeMode() {
 			continue
 		}
 		cl.readNodes(func(name string) (*v1.Node, error) {
-			got, ok := nodes[name]
-			if !ok {
-				got.node, got.err = get(ctx, resNodes, "", name, c.CoreV1().Nodes().Get)
-				nodes[name] = got
+			if _, ok := nodes[name]; !ok {
+				nodes[name], nodeErrs[name] = get(ctx, resNodes, "", name, c.CoreV1().Nodes().Get)
 			}
-			return got.node, got.err
+			return nodes[name], nodeErrs[name]
 		})
 		for _, w := range cl.Warnings {
 			if !slices.Contains(in.Warnings, w) {
@@ -245,11 +243,6 @@ func Read(ctx context.Context, c kube.Interface, req Request) (*Input, error) {
 		cl.Warnings = nil
 	}
 	return in, nil
-}
-
-type nodeRead struct {
-	node *v1.Node
-	err  error
 }
 
 func (in *Input) warn(format string, args ...any) {
