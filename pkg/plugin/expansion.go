@@ -94,7 +94,7 @@ func (x expansion) idle() step {
 	// PersistentVolumeClaimResize does; "" when the class could not be read.
 	why, sc := "", storageClassOf(x.o)
 	switch {
-	case ptr.Deref(x.pvc.Spec.StorageClassName, "") == "":
+	case ptr.Deref(x.o.Claim.Spec.StorageClassName, "") == "":
 		why = "the claim has no StorageClass"
 	case sc == nil:
 	case !sc.Exists:
@@ -113,13 +113,12 @@ func (x expansion) idle() step {
 // is retried after an answer that was not final.
 func (x expansion) inProgress() step {
 	target := x.allocated()
-	s := step{summary: fmt.Sprintf("The resizer recorded the expansion to %s and calls the driver.", target),
+	s := step{summary: fmt.Sprintf("The resizer recorded the expansion to %s and calls the driver.", target), by: ByResizer,
 		can: []string{fmt.Sprintf("Nothing but wait: %s must be finished first, as the driver may still be expanding the volume to it.", target)}}
 	if req := size(x.s.Request); req != target {
 		s.can = append(s.can, fmt.Sprintf("Your request of %s is followed once %s is done.", req, target))
 	}
 	newest := newestOf(x.o.Events, x.driver, resizeReasons)
-	s.by = ByResizer
 	what := fmt.Sprintf("for %s until the driver answers (no event of the resizer shows whether a call is in flight now)", target)
 	switch {
 	case newest != nil && newest.Reason == events.ReasonResizing:
@@ -181,7 +180,7 @@ func (x expansion) nodePending() step {
 // nodeInfeasible: kubelet said the size cannot be had on the node.
 func (x expansion) nodeInfeasible() step {
 	s := step{summary: fmt.Sprintf("kubelet found %s infeasible on the node: %s", x.allocated(),
-		cmp.Or(trueCondition(x.pvc, v1.PersistentVolumeClaimNodeResizeError).Message, noMessage))}
+		cmp.Or(trueCondition(x.o.Claim, v1.PersistentVolumeClaimNodeResizeError).Message, noMessage))}
 	switch x.d.Action {
 	case decide.Expand:
 		s.by = ByResizer

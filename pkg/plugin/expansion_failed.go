@@ -29,7 +29,7 @@ import (
 
 // failed: the driver's last answer was a final failure.
 func (x expansion) failed() step {
-	recorded := trueCondition(x.pvc, v1.PersistentVolumeClaimControllerResizeError)
+	recorded := trueCondition(x.o.Claim, v1.PersistentVolumeClaimControllerResizeError)
 	if recorded.Reason == decide.ReasonShort {
 		return x.short(recorded.Message)
 	}
@@ -76,7 +76,7 @@ const notSent = "not sent to the driver"
 // decide.ReasonUncertain when there is none (a resizer older than this
 // plugin, or upstream's).
 func (x expansion) recordedCode() string {
-	if reason := trueCondition(x.pvc, v1.PersistentVolumeClaimControllerResizeError).Reason; knownCode(reason) {
+	if reason := trueCondition(x.o.Claim, v1.PersistentVolumeClaimControllerResizeError).Reason; knownCode(reason) {
 		return reason
 	}
 	return decide.ReasonUncertain
@@ -85,7 +85,7 @@ func (x expansion) recordedCode() string {
 // infeasible: the driver said the size cannot be had.
 func (x expansion) infeasible() step {
 	failedAt := x.allocated()
-	message := trueCondition(x.pvc, v1.PersistentVolumeClaimControllerResizeError).Message
+	message := trueCondition(x.o.Claim, v1.PersistentVolumeClaimControllerResizeError).Message
 	a := x.advice(decide.ResizeJob, x.recordedCode(), "")
 	refuser := "the driver"
 	if strings.Contains(message, notSent) {

@@ -71,8 +71,6 @@ func Explain(o *Objects, now time.Time) Explanation {
 // failure is not in the API), and the entries of decide.Unfinished.
 type facts struct {
 	o                        *Objects
-	pvc                      *v1.PersistentVolumeClaim
-	pv                       *v1.PersistentVolume
 	driver                   string
 	resizer                  *Resizer
 	settings                 Settings
@@ -89,7 +87,7 @@ type facts struct {
 // newFacts reads the facts of o for driver's resizer, with every call the
 // plugin makes of the resizer's decisions.
 func newFacts(o *Objects, driver string, now time.Time) *facts {
-	f := &facts{o: o, pvc: o.Claim, pv: o.Volume, driver: driver, resizer: resizerOf(o, driver, now), now: now,
+	f := &facts{o: o, driver: driver, resizer: resizerOf(o, driver, now), now: now,
 		users: inuse.UsersOf(o.Pods, o.Claim.Namespace, o.Claim.Name)}
 	f.settings, f.settingsUnread = settingsOf(o.resizerLease(driver))
 	f.resizer.Settings = f.settings

@@ -97,11 +97,11 @@ func (m modification) refused() step {
 
 // waiting: an infeasible class waits for its slow retry.
 func (m modification) waiting() step {
-	code, at, _ := claimstatus.RecordedModifyError(m.pvc)
+	code, at, _ := claimstatus.RecordedModifyError(m.o.Claim)
 	a := m.advice(decide.ModifyJob, code, m.d.Target)
 	return step{
 		summary: sentences(fmt.Sprintf("The driver refused class %q as infeasible: %s", m.d.Target,
-			cmp.Or(trueCondition(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError).Message, noMessage)), a.Means),
+			cmp.Or(trueCondition(m.o.Claim, v1.PersistentVolumeClaimVolumeModifyVolumeError).Message, noMessage)), a.Means),
 		by: ByUser,
 		next: fmt.Sprintf("The resizer retries class %q in about %s (--retry-interval-max %s after the failure it recorded %s) unless the class changes.",
 			m.d.Target, short(m.d.RetryAfter), m.settings.retryMax(), ago(at, m.now)),
@@ -134,10 +134,10 @@ func (m modification) modifying() step {
 		return step{summary: fmt.Sprintf("A modification to class %q is recorded (%s), but the claim now asks for %q.", r.Target, r.Status, m.d.Target),
 			by: ByResizer, next: fmt.Sprintf("The resizer tries class %q at once.", m.d.Target)}
 	case r.Status == v1.PersistentVolumeClaimModifyVolumeInfeasible:
-		code, _, _ := claimstatus.RecordedModifyError(m.pvc)
+		code, _, _ := claimstatus.RecordedModifyError(m.o.Claim)
 		a := m.advice(decide.ModifyJob, code, r.Target)
 		return step{summary: sentences(fmt.Sprintf("The driver refused class %q as infeasible: %s", r.Target,
-			cmp.Or(trueCondition(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError).Message, noMessage)), a.Means), by: ByResizer,
+			cmp.Or(trueCondition(m.o.Claim, v1.PersistentVolumeClaimVolumeModifyVolumeError).Message, noMessage)), a.Means), by: ByResizer,
 			next: fmt.Sprintf("Its slow retry is due: the resizer tries class %q again now, then every --retry-interval-max (%s) unless the class changes.",
 				r.Target, m.settings.retryMax()),
 			can:      append(a.Can, m.cancelAdvice()),
@@ -146,10 +146,10 @@ func (m modification) modifying() step {
 		return step{summary: fmt.Sprintf("The modification to class %q waited for the class, which exists now.", r.Target), by: ByResizer,
 			next: "The resizer starts the modification at once (it watches classes)."}
 	}
-	code, _, _ := claimstatus.RecordedModifyError(m.pvc)
+	code, _, _ := claimstatus.RecordedModifyError(m.o.Claim)
 	a := m.advice(decide.ModifyJob, code, r.Target)
 	s := step{summary: sentences(fmt.Sprintf("The driver's last answer to class %q was a final failure (%s): %s", r.Target, code,
-		cmp.Or(trueCondition(m.pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError).Message, noMessage)), a.Means), by: ByResizer,
+		cmp.Or(trueCondition(m.o.Claim, v1.PersistentVolumeClaimVolumeModifyVolumeError).Message, noMessage)), a.Means), by: ByResizer,
 		next: fmt.Sprintf("The resizer tries again with backoff (up to --retry-interval-max %s), at the class the claim names then: %q now.",
 			m.settings.retryMax(), m.d.Target),
 		can:      append(a.Can, m.cancelAdvice()),
@@ -163,15 +163,14 @@ func (m modification) modifying() step {
 // unfinished: a recorded call that may still complete in the backend.
 func (m modification) unfinished() step {
 	t := m.d.Target
-	s := step{summary: fmt.Sprintf("The resizer recorded the modification to class %q and calls the driver.", t),
+	s := step{summary: fmt.Sprintf("The resizer recorded the modification to class %q and calls the driver.", t), by: ByResizer,
+		next: fmt.Sprintf("The resizer calls the driver again for class %q, which is finished before any other class, with backoff "+
+			"(from --retry-interval-start %s, doubling up to --retry-interval-max %s).", t, m.settings.retryStart(), m.settings.retryMax()),
 		can: []string{fmt.Sprintf("Nothing but wait: class %q must be finished first, as the driver may still be applying it.", t)}}
 	if m.s.Spec != t {
 		s.can = append(s.can, fmt.Sprintf("The class the claim asks for now, %q, is applied once %q is done.", m.s.Spec, t))
 	}
 	newest := newestOf(m.o.Events, m.driver, modifyReasons)
-	retry := fmt.Sprintf("The resizer calls the driver again for class %q, which is finished before any other class, with backoff "+
-		"(from --retry-interval-start %s, doubling up to --retry-interval-max %s).", t, m.settings.retryStart(), m.settings.retryMax())
-	s.by, s.next = ByResizer, retry
 	switch {
 	case newest != nil && newest.Reason == events.ReasonModify:
 		s.by = ByDriver
@@ -179,7 +178,7 @@ func (m modification) unfinished() step {
 	case newest != nil && newest.Reason == events.ReasonModifyFailed:
 		s.summary = sentences(s.summary, "Its last call got no final answer: "+newest.Message)
 	}
-	if code, _, ok := claimstatus.RecordedModifyError(m.pvc); ok && s.by == ByResizer {
+	if code, _, ok := claimstatus.RecordedModifyError(m.o.Claim); ok && s.by == ByResizer {
 		if code == "" {
 			code = decide.ReasonUncertain
 		}

@@ -49,10 +49,10 @@ func knownCode(name string) bool {
 func (f *facts) advice(job decide.Job, code, class string) decide.Meaning {
 	m := decide.MeaningOf(job, code)
 	pv, handle := "", "" // the handle the resizer sends the driver
-	if f.pv != nil {
-		pv = f.pv.Name
+	if f.o.Volume != nil {
+		pv = f.o.Volume.Name
 	}
-	if src, err := ownership.Source(f.pv); err == nil {
+	if src, err := ownership.Source(f.o.Volume); err == nil {
 		handle = src.VolumeHandle
 	}
 	fill := strings.NewReplacer("{pv}", pv, "{handle}", strconv.Quote(handle), "{driver}", f.driver,
