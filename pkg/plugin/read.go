@@ -237,7 +237,7 @@ func Read(ctx context.Context, c kube.Interface, req Request) (*Input, error) {
 		})
 		for _, w := range cl.Warnings {
 			if !slices.Contains(in.Warnings, w) {
-				in.warn("%s", w)
+				in.Warnings = append(in.Warnings, w)
 			}
 		}
 		cl.Warnings = nil

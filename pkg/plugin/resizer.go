@@ -58,13 +58,12 @@ func fresh(l *coordinationv1.Lease, now time.Time) bool {
 // resizerOf says what the leader's Lease (in node mode, the node Lease of
 // the instance that handles the claim) tells of driver's resizer.
 func resizerOf(o *Objects, driver string, now time.Time) *Resizer {
-	r := &Resizer{Lease: resizeroptions.LeaseName(driver), Namespace: o.Request.ResizerNamespace}
+	r := &Resizer{Lease: resizeroptions.LeaseName(driver), Namespace: o.Request.ResizerNamespace, Status: ResizerNotRunning}
 	node, l := "", o.resizerLease(driver)
 	if o.nodeMode() {
 		node, _ = o.nodeOwner()
 		r.Lease, r.Node = resizeroptions.NodeLeaseName(driver, node), node
 	}
-	r.Status = ResizerNotRunning
 	switch {
 	case o.nodeMode() && l == nil:
 		live := 0
