@@ -96,7 +96,7 @@ func Gather(ctx context.Context, c kube.Interface, req Request) (*Objects, error
 		case isNotFound(err):
 			o.StorageClassMissing = true
 		case err != nil:
-			o.warn("%v: whether the class allows expansion is not shown", err)
+			warn(&o.Warnings, "%v: whether the class allows expansion is not shown", err)
 		default:
 			o.StorageClass = sc
 		}
@@ -106,7 +106,7 @@ func Gather(ctx context.Context, c kube.Interface, req Request) (*Objects, error
 	selector := fields.Set{"involvedObject.kind": "PersistentVolumeClaim", "involvedObject.name": pvc.Name}.AsSelector().String()
 	events, err := list[v1.Event](ctx, access{verbList, resEvents, pvc.Namespace, ""}, metav1.ListOptions{FieldSelector: selector}, c.CoreV1().Events(pvc.Namespace).List)
 	if err != nil {
-		o.warn("%v: the claim's events are not shown, and what they tell (a driver call in flight, pods holding an expansion back) is not known", err)
+		warn(&o.Warnings, "%v: the claim's events are not shown, and what they tell (a driver call in flight, pods holding an expansion back) is not known", err)
 	}
 	o.Events = ofClaim(events, pvc)
 	owner := ownerOf(o)
@@ -119,20 +119,22 @@ func Gather(ctx context.Context, c kube.Interface, req Request) (*Objects, error
 		case isNotFound(err):
 		case err != nil:
 			o.ClassesUnread = true
-			o.warn("%v: whether the class exists, and for which driver, is not known", err)
+			warn(&o.Warnings, "%v: whether the class exists, and for which driver, is not known", err)
 		default:
 			o.AttributesClasses[name] = vac
 		}
 	}
 	if o.Pods, err = list[v1.Pod](ctx, access{verbList, resPods, pvc.Namespace, ""}, metav1.ListOptions{}, c.CoreV1().Pods(pvc.Namespace).List); err != nil {
-		o.warn("%v: which pods use the claim is not known", err)
+		warn(&o.Warnings, "%v: which pods use the claim is not known", err)
 	}
 	o.readLease(ctx, c, owner.Driver)
 	return o, nil
 }
 
-func (o *Objects) warn(format string, args ...any) {
-	o.Warnings = append(o.Warnings, fmt.Sprintf(format, args...))
+// warn adds a warning to warnings: what could not be read, and what that
+// leaves out.
+func warn(warnings *[]string, format string, args ...any) {
+	*warnings = append(*warnings, fmt.Sprintf(format, args...))
 }
 
 // classNames are the distinct classes of the claim's spec, status and target.
@@ -175,7 +177,7 @@ func (o *Objects) readLease(ctx context.Context, c kube.Interface, driver string
 		if ns == "" {
 			hint = "; with --resizer-namespace, explain needs only get and list on leases in that namespace"
 		}
-		o.warn("%v: whether a resizer runs for driver %q is not known%s", err, driver, hint)
+		warn(&o.Warnings, "%v: whether a resizer runs for driver %q is not known%s", err, driver, hint)
 		return
 	}
 	// A fake client, unlike the API server, ignores the field selector.
@@ -186,7 +188,7 @@ func (o *Objects) readLease(ctx context.Context, c kube.Interface, driver string
 	selector := labels.SelectorFromSet(labels.Set{resizeroptions.NodeLeaseLabel: resizeroptions.NodeLeaseValue(driver)}).String()
 	if o.NodeLeases, err = list[coordinationv1.Lease](ctx, access{verbList, resLeases, ns, ""}, metav1.ListOptions{LabelSelector: selector}, leases.List); err != nil {
 		o.NodeLeasesUnread = true
-		o.warn("%v: whether the resizers of driver %q run with --node-deployment, one per node, is not known", err, driver)
+		warn(&o.Warnings, "%v: whether the resizers of driver %q run with --node-deployment, one per node, is not known", err, driver)
 	} else if len(o.NodeLeases) > 0 {
 		o.readNodes(func(name string) (*v1.Node, error) { return get(ctx, resNodes, "", name, c.CoreV1().Nodes().Get) })
 	}
@@ -203,7 +205,7 @@ func (o *Objects) readNodes(node func(name string) (*v1.Node, error)) {
 		switch {
 		case isNotFound(err):
 		case err != nil:
-			o.warn("%v: whether node %s's resizer handles the claim is not known", err, name)
+			warn(&o.Warnings, "%v: whether node %s's resizer handles the claim is not known", err, name)
 		default:
 			o.Nodes[name] = n
 		}

@@ -174,7 +174,7 @@ func Read(ctx context.Context, c kube.Interface, req Request) (*Input, error) {
 	}
 	pods, err := list[v1.Pod](ctx, access{verbList, resPods, ns, ""}, metav1.ListOptions{}, c.CoreV1().Pods(ns).List)
 	if err != nil {
-		in.warn("%v: pods not read: which pods use the claims is not known, so a claim whose expansion pods hold back is not listed as waiting_in_use "+
+		warn(&in.Warnings, "%v: pods not read: which pods use the claims is not known, so a claim whose expansion pods hold back is not listed as waiting_in_use "+
 			"(it is listed in the state its status records, or not at all when it records none), and the next step of node_pending is given to the user, not kubelet", err)
 	}
 	byNamespace := map[string][]v1.Pod{}
@@ -186,7 +186,7 @@ func Read(ctx context.Context, c kube.Interface, req Request) (*Input, error) {
 	selector := fields.OneTermEqualSelector("involvedObject.kind", "PersistentVolumeClaim").String()
 	events, err := list[v1.Event](ctx, access{verbList, resEvents, ns, ""}, metav1.ListOptions{FieldSelector: selector}, c.CoreV1().Events(ns).List)
 	if err != nil {
-		in.warn("%v: the claims' events are not read, and what they tell is not known: whether the driver is being called now "+
+		warn(&in.Warnings, "%v: the claims' events are not read, and what they tell is not known: whether the driver is being called now "+
 			"(controller_in_progress and modify in_progress are given to the resizer), and which expansions pods hold back (waiting_in_use)", err)
 	}
 	byClaim := map[types.NamespacedName][]v1.Event{}
@@ -200,7 +200,7 @@ func Read(ctx context.Context, c kube.Interface, req Request) (*Input, error) {
 	if slices.ContainsFunc(in.Claims, func(c candidate) bool { return len(classNames(c.Claim)) > 0 }) {
 		found, err := list[storagev1.VolumeAttributesClass](ctx, access{verbList, resVACs, "", ""}, metav1.ListOptions{}, c.StorageV1().VolumeAttributesClasses().List)
 		if err != nil && !isNotFound(err) {
-			in.warn("%v: whether the classes the claims ask for exist, and for which driver, is not known", err)
+			warn(&in.Warnings, "%v: whether the classes the claims ask for exist, and for which driver, is not known", err)
 			unread = true
 		}
 		for i := range found {
@@ -243,8 +243,4 @@ func Read(ctx context.Context, c kube.Interface, req Request) (*Input, error) {
 		cl.Warnings = nil
 	}
 	return in, nil
-}
-
-func (in *Input) warn(format string, args ...any) {
-	in.Warnings = append(in.Warnings, fmt.Sprintf(format, args...))
 }
