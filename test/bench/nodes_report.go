@@ -115,13 +115,7 @@ func (r *results) nodesTables(p func(string, ...any)) {
 	p("Every instance's requests over its whole life, start-up and idle window included, summed over the instances.\n")
 	p("| Request | Class | %s | %s |", c.Label, pn.Label)
 	p("|---|---|---|---|")
-	all := tally{ByKey: map[requestKey]int{}}
-	for _, s := range []*nodesScenario{c, pn} {
-		for k, v := range s.Requests.ByKey {
-			all.ByKey[k] += v
-		}
-	}
-	for _, k := range all.keys() {
+	for _, k := range kinds(c.Requests, pn.Requests) {
 		p("| `%s` | %s | %d | %d |", k, classify(k), c.Requests.ByKey[k], pn.Requests.ByKey[k])
 	}
 	p("")
@@ -174,7 +168,7 @@ func sum(vs []int64) int64 {
 // requestsCell lists the requests of t as "count × kind", by kind.
 func requestsCell(t tally) string {
 	var parts []string
-	for _, k := range t.keys() {
+	for _, k := range kinds(t) {
 		parts = append(parts, fmt.Sprintf("%d × `%s`", t.ByKey[k], k))
 	}
 	if len(parts) == 0 {
