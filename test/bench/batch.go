@@ -65,6 +65,14 @@ type throughputResult struct {
 	OwnCloses    int
 }
 
+// floor is the shortest time in which one resizer at s can make n changes
+// of 3 writes: the token bucket lets burst writes through at once, then QPS
+// a second.
+func (s setting) floor(n int) time.Duration {
+	secs := (float64(n)*targetWrites - float64(s.Burst)) / float64(s.QPS)
+	return time.Duration(max(secs, 0) * float64(time.Second))
+}
+
 // rate is changes per second.
 func (r throughputResult) rate() float64 { return float64(r.N) / r.Wall.Seconds() }
 

@@ -19,7 +19,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -82,14 +81,6 @@ func (s setting) args() []string {
 
 func (s setting) String() string {
 	return fmt.Sprintf("QPS %d / burst %d / %d workers", s.QPS, s.Burst, s.Workers)
-}
-
-// floor is the shortest time in which one resizer at s can make n changes
-// of 3 writes: the token bucket lets burst writes through at once, then QPS
-// a second.
-func (s setting) floor(n int) time.Duration {
-	secs := (float64(n)*targetWrites - float64(s.Burst)) / float64(s.QPS)
-	return time.Duration(max(secs, 0) * float64(time.Second))
 }
 
 // file is the setting's name in a file name, which cannot hold the "/"
@@ -224,32 +215,6 @@ func (r *rig) waitIdle(ctx context.Context) error {
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
 		return r.resizer.queueEmpty(ctx, 10)
 	})
-}
-
-// isReady reports whether the instance's /readyz answers 200 (its caches
-// synced), noting when it did, and fails once the process exited; who
-// names it in the error.
-func (in *instance) isReady(ctx context.Context, who string) (bool, error) {
-	if in.proc.Exited() {
-		return false, in.exited(who)
-	}
-	code, _, err := framework.HTTPGet(ctx, in.addr, "/readyz")
-	if err == nil && code == http.StatusOK {
-		in.ready = time.Now()
-	}
-	return err == nil && code == http.StatusOK, nil
-}
-
-// queueEmpty reads the depth of the instance's claim queue and reports
-// whether the last reads in a row found it empty.
-func (in *instance) queueEmpty(ctx context.Context, reads int) (bool, error) {
-	v, ok, err := in.metric(ctx, "workqueue_depth", queueDepth)
-	if ok && v == 0 {
-		in.emptyReads++
-	} else {
-		in.emptyReads = 0
-	}
-	return in.emptyReads >= reads, err
 }
 
 // usage reads the resizer's memory and CPU from /proc.

@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -163,6 +164,32 @@ func (f fleet) kill() {
 	for _, in := range f {
 		in.proc.Kill()
 	}
+}
+
+// isReady reports whether the instance's /readyz answers 200 (its caches
+// synced), noting when it did, and fails once the process exited; who
+// names it in the error.
+func (in *instance) isReady(ctx context.Context, who string) (bool, error) {
+	if in.proc.Exited() {
+		return false, in.exited(who)
+	}
+	code, _, err := framework.HTTPGet(ctx, in.addr, "/readyz")
+	if err == nil && code == http.StatusOK {
+		in.ready = time.Now()
+	}
+	return err == nil && code == http.StatusOK, nil
+}
+
+// queueEmpty reads the depth of the instance's claim queue and reports
+// whether the last reads in a row found it empty.
+func (in *instance) queueEmpty(ctx context.Context, reads int) (bool, error) {
+	v, ok, err := in.metric(ctx, "workqueue_depth", queueDepth)
+	if ok && v == 0 {
+		in.emptyReads++
+	} else {
+		in.emptyReads = 0
+	}
+	return in.emptyReads >= reads, err
 }
 
 func (in *instance) name() string {
