@@ -17,8 +17,9 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"encoding/json"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,21 +103,15 @@ func classify(k requestKey) requestClass {
 		switch {
 		case k.Resource == "events" || k.Resource == "events.events.k8s.io":
 			return classEvent
-		case isReview(k.Resource):
-			// A review (the resizer asks who it is at start) persists
-			// nothing: the server answers a question, as for a read.
+		case strings.HasSuffix(strings.Split(k.Resource, ".")[0], "reviews"):
+			// A review (selfsubjectreviews, subjectaccessreviews, ...: the
+			// resizer asks who it is at start) persists nothing: the server
+			// answers a question, as for a read.
 			return classRead
 		}
 		return classWrite
 	}
 	return classOther
-}
-
-// isReview reports whether resource is an authentication or authorization
-// review (selfsubjectreviews, subjectaccessreviews, ...).
-func isReview(resource string) bool {
-	name, _, _ := strings.Cut(resource, ".")
-	return strings.HasSuffix(name, "reviews")
 }
 
 // tally counts requests by kind, class and response code.
@@ -136,19 +131,20 @@ func count(reqs []request) tally {
 	return t
 }
 
-// keys returns the request kinds sorted by class, then by name.
-func (t tally) keys() []requestKey {
+// kinds returns the request kinds of the tallies, sorted by class, then by
+// name.
+func kinds(ts ...tally) []requestKey {
 	order := map[requestClass]int{classWrite: 0, classEvent: 1, classRead: 2, classOther: 3, classListWatch: 4}
 	var ks []requestKey
-	for k := range t.ByKey {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool {
-		ci, cj := order[classify(ks[i])], order[classify(ks[j])]
-		if ci != cj {
-			return ci < cj
+	for _, t := range ts {
+		for k := range t.ByKey {
+			if !slices.Contains(ks, k) {
+				ks = append(ks, k)
+			}
 		}
-		return ks[i].String() < ks[j].String()
+	}
+	slices.SortFunc(ks, func(a, b requestKey) int {
+		return cmp.Or(cmp.Compare(order[classify(a)], order[classify(b)]), strings.Compare(a.String(), b.String()))
 	})
 	return ks
 }

@@ -167,6 +167,22 @@ func forcedCloses(path string) (map[string]int, error) {
 	return out, s.Err()
 }
 
+// forcedCloses counts the watches the rig's kube-apiserver closed as
+// unresponsive so far: those of all namespaces (the resizers') by key, and
+// the others (the benchmark's own claim watches).
+func (r *rig) forcedCloses() (resizers map[string]int, own int, err error) {
+	closes, err := forcedCloses(filepath.Join(r.cluster.Dir, "kube-apiserver.log"))
+	resizers = map[string]int{}
+	for key, n := range closes {
+		if allNamespaces(key) {
+			resizers[key] = n
+		} else {
+			own += n
+		}
+	}
+	return resizers, own, err
+}
+
 // forcedCloseKey returns the storage key of a forced-close log line.
 func forcedCloseKey(line string) (string, bool) {
 	if !strings.Contains(line, forcedClose) {

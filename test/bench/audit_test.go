@@ -204,7 +204,7 @@ func TestCountAndOrder(t *testing.T) {
 		t.Errorf("by code: %v", c.ByCode)
 	}
 	var order []string
-	for _, k := range c.keys() {
+	for _, k := range kinds(c) {
 		order = append(order, k.String())
 	}
 	want := "patch persistentvolumeclaims/status,create events,get secrets,watch pods"

@@ -19,7 +19,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -66,10 +65,11 @@ type throughputResult struct {
 	OwnCloses    int
 }
 
-// floor is the shortest wall time the token bucket allows: burst writes
-// at once, then QPS a second, 3 writes a change.
-func (r throughputResult) floor() time.Duration {
-	secs := (float64(r.N)*targetWrites - float64(r.Setting.Burst)) / float64(r.Setting.QPS)
+// floor is the shortest time in which one resizer at s can make n changes
+// of 3 writes: the token bucket lets burst writes through at once, then QPS
+// a second.
+func (s setting) floor(n int) time.Duration {
+	secs := (float64(n)*targetWrites - float64(s.Burst)) / float64(s.QPS)
 	return time.Duration(max(secs, 0) * float64(time.Second))
 }
 
@@ -212,15 +212,7 @@ func runBatch(ctx context.Context, cfg *config, s setting, res *throughputResult
 	secs := wv.last.Sub(wv.first).Seconds()
 	res.WorkRate = float64(window.ByClass[classWrite]+window.ByClass[classRead]) / secs
 	res.EventRate = float64(window.ByClass[classEvent]) / secs
-	closes, err := forcedCloses(filepath.Join(r.cluster.Dir, "kube-apiserver.log"))
-	res.ForcedCloses = map[string]int{}
-	for key, n := range closes {
-		if allNamespaces(key) {
-			res.ForcedCloses[key] = n
-		} else {
-			res.OwnCloses += n
-		}
-	}
+	res.ForcedCloses, res.OwnCloses, err = r.forcedCloses()
 	return err
 }
 

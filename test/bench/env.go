@@ -19,7 +19,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -160,6 +159,7 @@ type instance struct {
 	// started is when the process was started, ready when its /readyz
 	// first answered 200.
 	started, ready time.Time
+	emptyReads     int // reads in a row of an empty queue, by queueEmpty
 }
 
 // startInstance starts in at s on the rig's driver socket, with
@@ -190,11 +190,7 @@ func (r *rig) startResizer(ctx context.Context, s setting, extra ...string) erro
 	}
 	r.resizer = in
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
-		if in.proc.Exited() {
-			return false, in.exited("the resizer")
-		}
-		code, _, err := framework.HTTPGet(ctx, in.addr, "/readyz")
-		return err == nil && code == http.StatusOK, nil
+		return in.isReady(ctx, "the resizer")
 	})
 	if err != nil {
 		return fmt.Errorf("wait for the resizer's /readyz: %w", err)
@@ -216,18 +212,8 @@ func (r *rig) startIdle(ctx context.Context, s setting, extra ...string) error {
 var queueDepth = map[string]string{"name": driverName + "-pvc"}
 
 func (r *rig) waitIdle(ctx context.Context) error {
-	empty := 0
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
-		v, ok, err := r.resizer.metric(ctx, "workqueue_depth", queueDepth)
-		if err != nil {
-			return false, err
-		}
-		if ok && v == 0 {
-			empty++
-		} else {
-			empty = 0
-		}
-		return empty >= 10, nil
+		return r.resizer.queueEmpty(ctx, 10)
 	})
 }
 

@@ -80,9 +80,7 @@ type nodesScenario struct {
 // floor is the token-bucket floor of the wave: each instance makes 3
 // writes a resize of its share of the claims.
 func (s *nodesScenario) floor(n int) time.Duration {
-	per := (n + s.Instances - 1) / s.Instances
-	secs := (float64(per)*targetWrites - float64(s.Setting.Burst)) / float64(s.Setting.QPS)
-	return time.Duration(max(secs, 0) * float64(time.Second))
+	return s.Setting.floor((n + s.Instances - 1) / s.Instances)
 }
 
 // nodesRun is the comparison being run.
@@ -190,7 +188,7 @@ func (n *nodesRun) baseline(ctx context.Context) error {
 }
 
 // around samples before and after do.
-func (n *nodesRun) around(ctx context.Context, f *fleet, do func() error) (a, b sample, err error) {
+func (n *nodesRun) around(ctx context.Context, f fleet, do func() error) (a, b sample, err error) {
 	if a, err = n.takeSample(ctx, f); err != nil {
 		return a, b, err
 	}

@@ -211,7 +211,7 @@ type sample struct {
 
 // takeSample reads the control plane's and the fleet's CPU (f may be nil)
 // and the API server's /metrics.
-func (n *nodesRun) takeSample(ctx context.Context, f *fleet) (sample, error) {
+func (n *nodesRun) takeSample(ctx context.Context, f fleet) (sample, error) {
 	s := sample{At: time.Now()}
 	var err error
 	if s.APIServer, err = processCPU(n.apiserver); err != nil {

@@ -29,16 +29,14 @@ import (
 
 // fleet is the resizers of one scenario: one for the whole cluster, or one
 // per node.
-type fleet struct {
-	instances []*instance
-}
+type fleet []*instance
 
 // startFleet starts, at s, one resizer of the whole cluster with identity
 // ids[0] when nodes is nil, else one per node of nodes, all at once as a
 // DaemonSet's pods start, the i-th with identity ids[i] (whose token the
 // API server knows), its own kubeconfig and NODE_NAME; all use the rig's
 // driver socket.
-func startFleet(r *rig, s setting, nodes []string, ids []framework.Identity, extra []string) (*fleet, error) {
+func startFleet(r *rig, s setting, nodes []string, ids []framework.Identity, extra []string) (fleet, error) {
 	if nodes == nil {
 		nodes = []string{""}
 	}
@@ -46,7 +44,7 @@ func startFleet(r *rig, s setting, nodes []string, ids []framework.Identity, ext
 	if err != nil {
 		return nil, err
 	}
-	f := &fleet{}
+	var f fleet
 	for i, node := range nodes {
 		in := &instance{node: node, id: ids[i], addr: "127.0.0.1:" + strconv.Itoa(ports[i])}
 		name, kubeconfig := "csi-resizer-central", r.kubeconfig
@@ -61,7 +59,7 @@ func startFleet(r *rig, s setting, nodes []string, ids []framework.Identity, ext
 			f.kill()
 			return nil, err
 		}
-		f.instances = append(f.instances, in)
+		f = append(f, in)
 	}
 	return f, nil
 }
@@ -69,40 +67,27 @@ func startFleet(r *rig, s setting, nodes []string, ids []framework.Identity, ext
 // waitReady waits until every instance's /readyz answers 200 (its caches
 // synced), then until its work queue has been seen empty twice a second
 // apart: at start every claim is queued once, with nothing to do.
-func (f *fleet) waitReady(ctx context.Context, timeout time.Duration) error {
+func (f fleet) waitReady(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := f.untilAll(ctx, 200*time.Millisecond, "not ready", func(in *instance) (bool, error) {
-		if in.proc.Exited() {
-			return false, in.exited("the resizer of " + in.name())
-		}
-		code, _, err := framework.HTTPGet(ctx, in.addr, "/readyz")
-		if err == nil && code == http.StatusOK {
-			in.ready = time.Now()
-		}
-		return err == nil && code == http.StatusOK, nil
+		return in.isReady(ctx, "the resizer of "+in.name())
 	})
 	if err != nil {
 		return err
 	}
-	empty := map[*instance]int{}
 	return f.untilAll(ctx, time.Second, "still busy", func(in *instance) (bool, error) {
-		v, ok, err := in.metric(ctx, "workqueue_depth", queueDepth)
+		idle, err := in.queueEmpty(ctx, 2)
 		if err != nil {
-			return false, fmt.Errorf("resizer of %s: %w", in.name(), err)
+			err = fmt.Errorf("resizer of %s: %w", in.name(), err)
 		}
-		if ok && v == 0 {
-			empty[in]++
-		} else {
-			empty[in] = 0
-		}
-		return empty[in] >= 2, nil
+		return idle, err
 	})
 }
 
 // untilAll checks the instances every pause until check says each is done.
-func (f *fleet) untilAll(ctx context.Context, pause time.Duration, what string, check func(*instance) (bool, error)) error {
-	for pending := f.instances; len(pending) > 0; {
+func (f fleet) untilAll(ctx context.Context, pause time.Duration, what string, check func(*instance) (bool, error)) error {
+	for pending := f; len(pending) > 0; {
 		var left []*instance
 		for _, in := range pending {
 			done, err := check(in)
@@ -115,27 +100,18 @@ func (f *fleet) untilAll(ctx context.Context, pause time.Duration, what string, 
 		}
 		if pending = left; len(pending) > 0 {
 			if err := sleep(ctx, pause); err != nil {
-				return fmt.Errorf("%d of %d resizers %s: %w", len(pending), len(f.instances), what, err)
+				return fmt.Errorf("%d of %d resizers %s: %w", len(pending), len(f), what, err)
 			}
 		}
 	}
 	return nil
 }
 
-// readyTimes are the instances' times from start to /readyz.
-func (f *fleet) readyTimes() []time.Duration {
-	var out []time.Duration
-	for _, in := range f.instances {
-		out = append(out, in.ready.Sub(in.started))
-	}
-	return out
-}
-
 // usage reads every instance's memory and CPU, and its PSS.
-func (f *fleet) usage() ([]procUsage, []int64, error) {
+func (f fleet) usage() ([]procUsage, []int64, error) {
 	var us []procUsage
 	var pss []int64
-	for _, in := range f.instances {
+	for _, in := range f {
 		u, err := in.usage()
 		if err != nil {
 			return nil, nil, fmt.Errorf("resizer of %s: %w", in.name(), err)
@@ -150,9 +126,9 @@ func (f *fleet) usage() ([]procUsage, []int64, error) {
 }
 
 // cpu is the instances' CPU time so far, summed.
-func (f *fleet) cpu() (time.Duration, error) {
+func (f fleet) cpu() (time.Duration, error) {
 	var sum time.Duration
-	for _, in := range f.instances {
+	for _, in := range f {
 		c, err := processCPU(in.proc.Pid())
 		if err != nil {
 			return 0, fmt.Errorf("resizer of %s: %w", in.name(), err)
@@ -164,10 +140,10 @@ func (f *fleet) cpu() (time.Duration, error) {
 
 // stop stops every instance with SIGTERM, all at once as when a DaemonSet
 // is deleted, and fails if one does not exit with 0.
-func (f *fleet) stop() error {
-	errs := make([]error, len(f.instances))
+func (f fleet) stop() error {
+	errs := make([]error, len(f))
 	var wg sync.WaitGroup
-	for i, in := range f.instances {
+	for i, in := range f {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -184,10 +160,36 @@ func (f *fleet) stop() error {
 }
 
 // kill kills every instance started so far.
-func (f *fleet) kill() {
-	for _, in := range f.instances {
+func (f fleet) kill() {
+	for _, in := range f {
 		in.proc.Kill()
 	}
+}
+
+// isReady reports whether the instance's /readyz answers 200 (its caches
+// synced), noting when it did, and fails once the process exited; who
+// names it in the error.
+func (in *instance) isReady(ctx context.Context, who string) (bool, error) {
+	if in.proc.Exited() {
+		return false, in.exited(who)
+	}
+	code, _, err := framework.HTTPGet(ctx, in.addr, "/readyz")
+	if err == nil && code == http.StatusOK {
+		in.ready = time.Now()
+	}
+	return err == nil && code == http.StatusOK, nil
+}
+
+// queueEmpty reads the depth of the instance's claim queue and reports
+// whether the last reads in a row found it empty.
+func (in *instance) queueEmpty(ctx context.Context, reads int) (bool, error) {
+	v, ok, err := in.metric(ctx, "workqueue_depth", queueDepth)
+	if ok && v == 0 {
+		in.emptyReads++
+	} else {
+		in.emptyReads = 0
+	}
+	return in.emptyReads >= reads, err
 }
 
 func (in *instance) name() string {

@@ -43,6 +43,12 @@ func (r *results) nodesTables(p func(string, ...any)) {
 	p("| | %s | %s |", c.Label, pn.Label)
 	p("|---|---|---|")
 	row := func(what string, f func(s *nodesScenario) string) { p("| %s | %s | %s |", what, f(c), f(pn)) }
+	// phaseRow is a row of what cell says of the start-up, the wave and the idle window.
+	phaseRow := func(what string, cell func(ph phase) string) {
+		row(what+": start-up / wave / idle", func(s *nodesScenario) string {
+			return fmt.Sprintf("%s / %s / %s", cell(s.Startup), cell(s.Wave), cell(s.Idle))
+		})
+	}
 	row("Setting of each instance", func(s *nodesScenario) string { return s.Setting.String() })
 	row("RSS per instance (end of the idle window)", func(s *nodesScenario) string { return spread(s.RSS) })
 	row("RSS, all instances", func(s *nodesScenario) string { return mib(sum(s.RSS)) })
@@ -59,16 +65,10 @@ func (r *results) nodesTables(p func(string, ...any)) {
 	row("kube-apiserver CPU: idle window", func(s *nodesScenario) string {
 		return fmt.Sprintf("%s in %s", seconds(s.Idle.APIServer), s.Idle.Wall.Round(time.Second))
 	})
-	row("etcd CPU: start-up / wave / idle", func(s *nodesScenario) string { return phaseCPU(s, func(ph phase) time.Duration { return ph.Etcd }) })
-	row("Resizers' CPU, all instances: start-up / wave / idle", func(s *nodesScenario) string {
-		return phaseCPU(s, func(ph phase) time.Duration { return ph.Resizers })
-	})
-	row("Watch events sent by kube-apiserver: start-up / wave / idle", func(s *nodesScenario) string {
-		var parts []string
-		for _, ph := range []phase{s.Startup, s.Wave, s.Idle} {
-			parts = append(parts, fmt.Sprintf("%s (%s)", thousands(int(ph.WatchEvents)), mib(int64(ph.WatchBytes))))
-		}
-		return strings.Join(parts, " / ")
+	phaseRow("etcd CPU", func(ph phase) string { return seconds(ph.Etcd) })
+	phaseRow("Resizers' CPU, all instances", func(ph phase) string { return seconds(ph.Resizers) })
+	phaseRow("Watch events sent by kube-apiserver", func(ph phase) string {
+		return fmt.Sprintf("%s (%s)", thousands(int(ph.WatchEvents)), mib(int64(ph.WatchBytes)))
 	})
 	row("kube-apiserver RSS at the end of the idle window (it holds every object and event made so far)", func(s *nodesScenario) string { return mib(s.APIServerRSS) })
 	row("Wave: first grow → last claim finished", func(s *nodesScenario) string { return seconds(s.Wave.Wall) })
@@ -107,21 +107,13 @@ func (r *results) nodesTables(p func(string, ...any)) {
 		return text
 	})
 	row("Resizer watches closed by kube-apiserver as unresponsive", func(s *nodesScenario) string { return fmt.Sprint(s.ForcedCloses) })
-	row("Other processes' CPU: start-up / wave / idle", func(s *nodesScenario) string {
-		return fmt.Sprintf("%s / %s / %s", s.Startup.Foreign, s.Wave.Foreign, s.Idle.Foreign)
-	})
+	phaseRow("Other processes' CPU", func(ph phase) string { return ph.Foreign })
 	p("")
 	p("#### API requests of the resizers, from the audit log\n")
 	p("Every instance's requests over its whole life, start-up and idle window included, summed over the instances.\n")
 	p("| Request | Class | %s | %s |", c.Label, pn.Label)
 	p("|---|---|---|---|")
-	all := tally{ByKey: map[requestKey]int{}}
-	for _, s := range []*nodesScenario{c, pn} {
-		for k, v := range s.Requests.ByKey {
-			all.ByKey[k] += v
-		}
-	}
-	for _, k := range all.keys() {
+	for _, k := range kinds(c.Requests, pn.Requests) {
 		p("| `%s` | %s | %d | %d |", k, classify(k), c.Requests.ByKey[k], pn.Requests.ByKey[k])
 	}
 	p("")
@@ -139,11 +131,6 @@ func failedCodes(t tally) string {
 		return "none"
 	}
 	return strings.Join(counts(failed, "%d × %d"), ", ")
-}
-
-// phaseCPU is "start-up / wave / idle" of what cpu reads of each phase.
-func phaseCPU(s *nodesScenario, cpu func(phase) time.Duration) string {
-	return fmt.Sprintf("%s / %s / %s", seconds(cpu(s.Startup)), seconds(cpu(s.Wave)), seconds(cpu(s.Idle)))
 }
 
 // spread is one value, or "p50 x / max y" of several.
@@ -174,7 +161,7 @@ func sum(vs []int64) int64 {
 // requestsCell lists the requests of t as "count × kind", by kind.
 func requestsCell(t tally) string {
 	var parts []string
-	for _, k := range t.keys() {
+	for _, k := range kinds(t) {
 		parts = append(parts, fmt.Sprintf("%d × `%s`", t.ByKey[k], k))
 	}
 	if len(parts) == 0 {

@@ -19,7 +19,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -37,7 +36,7 @@ import (
 // them, and reads what they did.
 func (n *nodesRun) scenario(ctx context.Context, sc *nodesScenario, w *claimWatch, nodes []string, ids []framework.Identity) error {
 	say("== node deployment: %s at %s", sc.Label, sc.Setting)
-	closesBefore, err := n.forcedCloses()
+	closesBefore, _, err := n.r.forcedCloses()
 	if err != nil {
 		return err
 	}
@@ -72,7 +71,11 @@ func (n *nodesRun) scenario(ctx context.Context, sc *nodesScenario, w *claimWatc
 	if err != nil {
 		return err
 	}
-	sc.Startup, sc.Ready = phaseBetween(s0, s1, n.cfg.nproc), summarize(f.readyTimes())
+	var ready []time.Duration
+	for _, in := range f {
+		ready = append(ready, in.ready.Sub(in.started))
+	}
+	sc.Startup, sc.Ready = phaseBetween(s0, s1, n.cfg.nproc), summarize(ready)
 	sc.Watches, sc.Added = s1.Figures.Watches-s0.Figures.Watches, watchesAdded(s0.Figures, s1.Figures)
 	say("  %d resizers ready and idle in %s (ready p50 %s, max %s); kube-apiserver %s CPU; %d watches more",
 		sc.Instances, sc.Startup.Wall.Round(time.Millisecond), ms(sc.Ready.P50), ms(sc.Ready.Max), seconds(sc.Startup.APIServer), sc.Watches)
@@ -96,7 +99,7 @@ func (n *nodesRun) scenario(ctx context.Context, sc *nodesScenario, w *claimWatc
 }
 
 // wave grows every claim to sc.Target and waits until each is finished.
-func (n *nodesRun) wave(ctx context.Context, sc *nodesScenario, f *fleet, w *claimWatch) error {
+func (n *nodesRun) wave(ctx context.Context, sc *nodesScenario, f fleet, w *claimWatch) error {
 	var wv wave
 	a, b, err := n.around(ctx, f, func() (err error) {
 		wv, err = sendWave(ctx, n.cfg, w, n.cfg.nodesN, "grows to "+sc.Target, "resizers", func(ctx context.Context, claim string) error {
@@ -121,7 +124,7 @@ func (n *nodesRun) wave(ctx context.Context, sc *nodesScenario, f *fleet, w *cla
 
 // idle watches the fleet idle for cfg.nodesIdle and reads its memory, the
 // API server's and, for per-node instances, their node Leases.
-func (n *nodesRun) idle(ctx context.Context, sc *nodesScenario, f *fleet, before sample) error {
+func (n *nodesRun) idle(ctx context.Context, sc *nodesScenario, f fleet, before sample) error {
 	a, b, err := n.around(ctx, f, func() error { return sleep(ctx, n.cfg.nodesIdle) })
 	if err != nil {
 		return err
@@ -155,7 +158,7 @@ func (n *nodesRun) idle(ctx context.Context, sc *nodesScenario, f *fleet, before
 
 // collect counts the fleet's requests, the driver's calls and the forced
 // watch closes, and checks who wrote what.
-func (n *nodesRun) collect(_ context.Context, sc *nodesScenario, f *fleet, tail *auditTail, closesBefore int) error {
+func (n *nodesRun) collect(_ context.Context, sc *nodesScenario, f fleet, tail *auditTail, closesBefore map[string]int) error {
 	sc.Requests = count(tail.requests)
 	sc.IdleRequests = count(between(tail.requests, sc.idleFrom, sc.idleTo))
 	calls, err := n.r.driver.Calls(csidriver.MethodExpand)
@@ -170,14 +173,14 @@ func (n *nodesRun) collect(_ context.Context, sc *nodesScenario, f *fleet, tail 
 		}
 	}
 	sc.Volumes = distinctVolumes(calls, toTarget)
-	closes, err := n.forcedCloses()
+	closes, _, err := n.r.forcedCloses()
 	if err != nil {
 		return err
 	}
-	sc.ForcedCloses = closes - closesBefore
+	sc.ForcedCloses = total(closes) - total(closesBefore)
 	if sc.Instances > 1 {
 		users := map[string]string{}
-		for _, in := range f.instances {
+		for _, in := range f {
 			users[in.id.User] = in.node
 		}
 		lease := func(node string) string { return options.NodeLeaseName(driverName, node) }
@@ -187,17 +190,4 @@ func (n *nodesRun) collect(_ context.Context, sc *nodesScenario, f *fleet, tail 
 			sc.Instances, o.Writes, o.Own, o.Foreign, o.Unknown, o.Refused, o.ClaimsByOwner)
 	}
 	return nil
-}
-
-// forcedCloses counts the watches of all namespaces that the API server
-// closed as unresponsive so far.
-func (n *nodesRun) forcedCloses() (int, error) {
-	closes, err := forcedCloses(filepath.Join(n.r.cluster.Dir, "kube-apiserver.log"))
-	total := 0
-	for key, c := range closes {
-		if allNamespaces(key) {
-			total += c
-		}
-	}
-	return total, err
 }

@@ -35,7 +35,7 @@ type results struct {
 	Modify     []*modifyResult
 	Latency    []*latencyResult
 	Memory     *memoryResult
-	Scrape     *scrapeResult
+	Scrape     []scrapeRow // one per number of claims
 	Nodes      *nodesResult
 	// Binaries are the sizes of the resizer and the plugin measured.
 	Binaries []binary
@@ -107,7 +107,7 @@ func (r *results) writeMarkdown(w io.Writer) {
 	if r.Memory != nil {
 		r.memoryTable(p)
 	}
-	if r.Scrape != nil {
+	if len(r.Scrape) > 0 {
 		r.scrapeTable(p)
 	}
 	if r.Nodes != nil {
@@ -137,7 +137,7 @@ func batchTable(p func(string, ...any), runs []*throughputResult, rate, unit, un
 			c = cell(i)
 		}
 		p("| %s | %d | %s | %s | %.2f | %s / %s / %s | %.2f | %.2f | %.2f | %.2f |%s %s | %s | %s |",
-			t.Setting, t.N, seconds(t.Wall), seconds(t.floor()), t.rate(), ms(t.Latency.P50), ms(t.Latency.P95), ms(t.Latency.Max),
+			t.Setting, t.N, seconds(t.Wall), seconds(t.Setting.floor(t.N)), t.rate(), ms(t.Latency.P50), ms(t.Latency.P95), ms(t.Latency.Max),
 			t.perResize(classWrite), t.perResize(classEvent), t.perResize(classRead),
 			float64(t.DriverCalls)/float64(t.N), c, mib(t.Peak), seconds(t.CPU), seconds(t.CPUTotal))
 	}
@@ -173,19 +173,14 @@ func batchDetails(p func(string, ...any), runs []*throughputResult, intro, sent,
 	}
 	p("#### API requests of the resizer, from the audit log\n")
 	p("User `system:serviceaccount:%s:csi-resizer`, stage ResponseComplete, over the resizer's whole life (start-up included). Per-%s figures leave list and watch out.\n", resizerNamespace, unit)
-	header, sep := "| Request | Class |", "|---|---|"
+	header, sep, tallies := "| Request | Class |", "|---|---|", []tally{}
 	for _, t := range runs {
 		header += fmt.Sprintf(" %s: count | per %s |", t.Setting.Name, unit)
 		sep += "---|---|"
+		tallies = append(tallies, t.Requests)
 	}
 	p("%s\n%s", header, sep)
-	all := tally{ByKey: map[requestKey]int{}}
-	for _, t := range runs {
-		for k, n := range t.Requests.ByKey {
-			all.ByKey[k] += n
-		}
-	}
-	for _, k := range all.keys() {
+	for _, k := range kinds(tallies...) {
 		row := fmt.Sprintf("| `%s` | %s |", k, classify(k))
 		for _, t := range runs {
 			n, per := t.Requests.ByKey[k], "–"

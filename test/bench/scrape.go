@@ -75,15 +75,10 @@ func (row *scrapeRow) record(times []time.Duration, before, after procUsage) {
 	}
 }
 
-// scrapeResult is the scrape mode: one row per number of claims.
-type scrapeResult struct {
-	Rows []scrapeRow
-}
-
 // runScrape creates cfg.scrapeN[0] bound pairs, measures a fresh resizer's
 // scrapes, then adds pairs up to each next count and measures again. The
 // claims in a state entered it handedOverAgo before the first pair.
-func runScrape(ctx context.Context, cfg *config) (*scrapeResult, error) {
+func runScrape(ctx context.Context, cfg *config) ([]scrapeRow, error) {
 	start := time.Now()
 	say("== scrape: GET /metrics with %s claims, 1 in %d in a state", countsList(cfg.scrapeN), scrapeEvery)
 	r, err := newRig(ctx, cfg, "scrape", framework.DriverOptions{})
@@ -91,7 +86,7 @@ func runScrape(ctx context.Context, cfg *config) (*scrapeResult, error) {
 		return nil, err
 	}
 	defer r.close()
-	res := &scrapeResult{}
+	var rows []scrapeRow
 	handedOver := time.Now().Add(-handedOverAgo)
 	have := 0
 	for _, n := range cfg.scrapeN {
@@ -103,10 +98,10 @@ func runScrape(ctx context.Context, cfg *config) (*scrapeResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%d claims: %w", n, err)
 		}
-		res.Rows = append(res.Rows, row)
+		rows = append(rows, row)
 	}
 	say("  scrape mode took %s", since(start))
-	return res, nil
+	return rows, nil
 }
 
 // measureScrape starts a resizer (default settings, no leader election, so
@@ -239,13 +234,13 @@ func (r *results) scrapeTable(p func(string, ...any)) {
 		scrapeEvery, claimsMetric, scrapeTimed, scrapeWarmup, scrapeTimed, scrapeTimed)
 	p("| Claims | In a state | Series of %s | Scrape p50 / p95 / max | Resizer CPU per scrape | Response size | Writes |", claimsMetric)
 	p("|---|---|---|---|---|---|---|")
-	for _, row := range r.Scrape.Rows {
+	for _, row := range r.Scrape {
 		p("| %s | %s | %d | %s / %s / %s | %s | %s | %d |", thousands(row.Claims), thousands(row.Stated), row.Series,
 			fineMs(row.Latency.P50), fineMs(row.Latency.P95), fineMs(row.Latency.Max), fineMs(row.CPU), sizeCell(row), row.Writes)
 	}
 	p("")
 	var load []string
-	for _, row := range r.Scrape.Rows {
+	for _, row := range r.Scrape {
 		if row.Foreign != "" {
 			load = append(load, fmt.Sprintf("%s with %s claims", row.Foreign, thousands(row.Claims)))
 		}

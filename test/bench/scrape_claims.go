@@ -179,7 +179,8 @@ func describeCounts(m map[string]int) string {
 	return strings.Join(counts(m, "%[2]s %[1]d"), ", ")
 }
 
-func total(counts map[decide.Stage]int) int {
+// total is the sum of the counts.
+func total[K comparable](counts map[K]int) int {
 	n := 0
 	for _, c := range counts {
 		n += c

@@ -200,7 +200,7 @@ func TestScrapeRowAndTable(t *testing.T) {
 		t.Errorf("CPU per scrape = %s, want 2.2ms", row.CPU)
 	}
 	var b strings.Builder
-	(&results{Scrape: &scrapeResult{Rows: []scrapeRow{row}}}).writeMarkdown(&b)
+	(&results{Scrape: []scrapeRow{row}}).writeMarkdown(&b)
 	out := b.String()
 	for _, want := range []string{
 		"### Scrape cost: GET /metrics with N claims, 1 in 10 in a state",

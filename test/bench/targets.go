@@ -116,7 +116,7 @@ func (r *results) targets() []target {
 			continue
 		}
 		limit := targetFastWall * float64(t.N) / targetN
-		add(t.Wall.Seconds() <= limit, fmt.Sprintf("%s (token-bucket floor %s)", seconds(t.Wall), seconds(t.floor())), "%d resizes at QPS 100 / burst 200 / 50 workers in ≤ %.1f s%s", t.N, limit, scaled(t.N))
+		add(t.Wall.Seconds() <= limit, fmt.Sprintf("%s (token-bucket floor %s)", seconds(t.Wall), seconds(t.Setting.floor(t.N))), "%d resizes at QPS 100 / burst 200 / 50 workers in ≤ %.1f s%s", t.N, limit, scaled(t.N))
 	}
 	for _, t := range r.Throughput {
 		limit := targetCPU * float64(t.N) / targetN
