@@ -218,10 +218,7 @@ func WriteState(path string, volumes map[string]int64) error {
 func writeState(path string, s state) error {
 	data, err := json.Marshal(s)
 	if err == nil {
-		err = os.WriteFile(path+".tmp", data, 0o600)
-	}
-	if err == nil {
-		err = os.Rename(path+".tmp", path)
+		err = replaceFile(path, data)
 	}
 	if err != nil {
 		return fmt.Errorf("write driver state: %w", err)

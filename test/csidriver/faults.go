@@ -39,10 +39,12 @@ type ExpandHook func(ctx context.Context, req *csi.ControllerExpandVolumeRequest
 type faults struct {
 	code codes.Code // fails the next n calls with code; n < 0 fails every call
 	n    int
-	// delay, hold and capacity (for ControllerExpandVolume: the
-	// capacity_bytes of every successful answer) apply to every call.
+	// delay, hold (closed by release) and capacity (for
+	// ControllerExpandVolume: the capacity_bytes of every successful
+	// answer) apply to every call.
 	delay    time.Duration
-	hold     *gate
+	hold     chan struct{}
+	release  func()
 	capacity *int64
 	hook     Hook
 }
@@ -98,13 +100,14 @@ func (d *Driver) SetModifyDelay(delay time.Duration) { d.SetDelay(MethodModify, 
 // context, until release is called, so that a test keeps calls in flight for
 // as long as it needs them there. release may be called more than once.
 func (d *Driver) Hold(method string) (release func()) {
-	g := &gate{ch: make(chan struct{})}
-	d.arm(method, func(f *faults) { f.hold = g })
+	hold := make(chan struct{})
+	open := sync.OnceFunc(func() { close(hold) })
+	d.arm(method, func(f *faults) { f.hold, f.release = hold, open })
 	return func() {
-		g.open()
+		open()
 		d.arm(method, func(f *faults) {
-			if f.hold == g {
-				f.hold = nil
+			if f.hold == hold {
+				f.hold, f.release = nil, nil
 			}
 		})
 	}
@@ -141,8 +144,8 @@ func (d *Driver) SetExpandHook(hook ExpandHook) {
 func (d *Driver) ResetFaults() {
 	d.locked(func() {
 		for _, f := range d.faults {
-			if f.hold != nil {
-				f.hold.open()
+			if f.release != nil {
+				f.release()
 			}
 		}
 		d.faults = map[string]*faults{}
@@ -150,19 +153,11 @@ func (d *Driver) ResetFaults() {
 	})
 }
 
-// gate holds calls until it is opened.
-type gate struct {
-	ch   chan struct{}
-	once sync.Once
-}
-
-func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }
-
 // taken is what one call must suffer, fixed when the call arrives (and the
 // hook declined it) so that "the next N calls" means the next N to arrive.
 type taken struct {
 	delay    time.Duration
-	hold     *gate
+	hold     chan struct{}
 	err      error
 	capacity *int64
 }
@@ -201,7 +196,7 @@ func (t taken) suffer(ctx context.Context) error {
 	}
 	if t.hold != nil {
 		select {
-		case <-t.hold.ch:
+		case <-t.hold:
 		case <-ctx.Done():
 			return status.FromContextError(ctx.Err()).Err()
 		}

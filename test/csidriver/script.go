@@ -65,20 +65,16 @@ type Answer struct {
 	// only when its content changes: a writer that numbers its writes here
 	// makes a second write of the same answers arm them again.
 	Generation int64 `json:"generation,omitempty"`
+	// code and delay are Code and Delay read (see parseAnswers).
+	code  codes.Code
+	delay time.Duration
 }
 
 // script is the scripted answers not taken yet, guarded by Driver.mu, and
 // the fault file as last read (empty before the first read and when missing).
 type script struct {
 	content []byte
-	answers []scriptedAnswer
-}
-
-// scriptedAnswer is an Answer with its method, code and delay read.
-type scriptedAnswer struct {
-	Answer
-	code  codes.Code
-	delay time.Duration
+	answers []Answer
 }
 
 // WriteFaultFile replaces the fault file at path with answers. The new
@@ -88,12 +84,22 @@ func WriteFaultFile(path string, answers []Answer) error {
 		answers = []Answer{}
 	}
 	data, err := json.Marshal(answers)
+	if err == nil {
+		err = replaceFile(path, data)
+	}
 	if err != nil {
 		return fmt.Errorf("write fault file: %w", err)
 	}
+	return nil
+}
+
+// replaceFile replaces the file at path with data: it writes a temporary
+// file and renames it into place, so that a reader never reads half of the
+// new content, and a writer killed meanwhile leaves the old one.
+func replaceFile(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("write fault file: %w", err)
+		return err
 	}
 	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {
@@ -104,9 +110,8 @@ func WriteFaultFile(path string, answers []Answer) error {
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("write fault file: %w", err)
 	}
-	return nil
+	return err
 }
 
 // takeScriptedLocked returns the scripted delay and error of one call of
@@ -156,12 +161,10 @@ func (d *Driver) reloadScriptLocked() {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return
 	}
-	var answers []Answer
-	if err := json.Unmarshal(data, &answers); err != nil {
-		klog.Background().Error(err, "Ignoring the test driver's malformed fault file", "path", d.cfg.FaultFile)
-		return
+	var answers, parsed []Answer
+	if err = json.Unmarshal(data, &answers); err == nil {
+		parsed, err = parseAnswers(answers)
 	}
-	parsed, err := parseAnswers(answers)
 	if err != nil {
 		klog.Background().Error(err, "Ignoring the test driver's malformed fault file", "path", d.cfg.FaultFile)
 		return
@@ -171,8 +174,8 @@ func (d *Driver) reloadScriptLocked() {
 }
 
 // parseAnswers reads the methods, codes and delays of answers.
-func parseAnswers(answers []Answer) ([]scriptedAnswer, error) {
-	parsed := make([]scriptedAnswer, 0, len(answers))
+func parseAnswers(answers []Answer) ([]Answer, error) {
+	parsed := make([]Answer, 0, len(answers))
 	for i, a := range answers {
 		if a.Method == "" {
 			a.Method = MethodExpand
@@ -183,17 +186,16 @@ func parseAnswers(answers []Answer) ([]scriptedAnswer, error) {
 		if a.Size != "" || a.Capacity != "" {
 			return nil, fmt.Errorf("scripted answer %d: csi-mock's size and capacity are not this driver's", i)
 		}
-		code, err := parseCode(a.Code)
-		if err != nil {
+		var err error
+		if a.code, err = parseCode(a.Code); err != nil {
 			return nil, fmt.Errorf("scripted answer %d: %w", i, err)
 		}
-		var delay time.Duration
 		if a.Delay != "" {
-			if delay, err = time.ParseDuration(a.Delay); err != nil || delay < 0 {
+			if a.delay, err = time.ParseDuration(a.Delay); err != nil || a.delay < 0 {
 				return nil, fmt.Errorf("scripted answer %d: bad delay %q", i, a.Delay)
 			}
 		}
-		parsed = append(parsed, scriptedAnswer{Answer: a, code: code, delay: delay})
+		parsed = append(parsed, a)
 	}
 	return parsed, nil
 }

@@ -134,13 +134,11 @@ func (d *demo) setUp(ctx context.Context) error {
 	if _, err := framework.RunPod(ctx, admin, namespace, pod, nodeName, claim); err != nil {
 		return err
 	}
-	calls, err := d.calls.next()
-	if err != nil {
+	var out lines
+	if err := d.readCalls(&out); err != nil {
 		return err
 	}
-	for _, c := range calls {
-		sayAt(c.End, "CSI     %s", describeCall(c))
-	}
+	out.flush(time.Now())
 	say("Pod %s/%s is Running: kubelet mounted the volume", namespace, pod)
 	if d.lastClaim, err = admin.CoreV1().PersistentVolumeClaims(namespace).Get(ctx, claim, metav1.GetOptions{}); err != nil {
 		return fmt.Errorf("read claim %s/%s: %w", namespace, claim, err)

@@ -129,26 +129,20 @@ var shownMethods = map[string]string{
 	csidriver.MethodNodeExpand:  "kubelet",
 }
 
-// callLog reads the calls the driver received, from its call log.
-type callLog struct {
-	driver *framework.Driver
-	read   map[string]int // calls read, per method
-}
-
-// next returns the calls received since it last returned, in the order
-// they ended.
-func (l *callLog) next() ([]framework.Call, error) {
-	var calls []framework.Call
+// readCalls adds the calls the driver received since it last read its
+// call log, at the time each ended.
+func (d *demo) readCalls(out *lines) error {
 	for _, method := range slices.Sorted(maps.Keys(shownMethods)) {
-		all, err := l.driver.Calls(method)
+		all, err := d.driver.Calls(method)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		calls = append(calls, all[min(l.read[method], len(all)):]...)
-		l.read[method] = len(all)
+		for _, c := range all[min(d.callsRead[method], len(all)):] {
+			out.add(c.End, "CSI     %s", describeCall(c))
+		}
+		d.callsRead[method] = len(all)
 	}
-	slices.SortStableFunc(calls, func(a, b framework.Call) int { return a.End.Compare(b.End) })
-	return calls, nil
+	return nil
 }
 
 // describeCall is who made a call, its arguments and its answer, on one

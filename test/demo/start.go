@@ -55,7 +55,8 @@ type demo struct {
 	// wrote the next one.
 	lastClaim *v1.PersistentVolumeClaim
 	lastPV    *v1.PersistentVolume
-	calls     *callLog
+	// callsRead is how many calls of each method the timeline has shown.
+	callsRead map[string]int
 }
 
 // start starts the processes, in the order they need each other.
@@ -68,7 +69,7 @@ func start(ctx context.Context) (_ *demo, err error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &demo{dir: dir, tools: tools}
+	d := &demo{dir: dir, tools: tools, callsRead: map[string]int{}}
 	defer func() {
 		if err != nil {
 			d.stop()
@@ -99,7 +100,6 @@ func start(ctx context.Context) (_ *demo, err error) {
 	if err != nil {
 		return d, err
 	}
-	d.calls = &callLog{driver: d.driver, read: map[string]int{}}
 
 	say("Starting kubelet as node %s, on a fake container runtime (pods have no containers; their volumes are staged, published and expanded through CSI)", nodeName)
 	if d.node, err = framework.StartNode(ctx, tools, d.cluster, filepath.Join(dir, "node"), nodeName); err != nil {

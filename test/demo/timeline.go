@@ -121,15 +121,6 @@ func (d *demo) follow(ctx context.Context, what string, act func() error, done f
 	return nil
 }
 
-// readCalls adds the driver's new calls, at the time each ended.
-func (d *demo) readCalls(out *lines) error {
-	calls, err := d.calls.next()
-	for _, c := range calls {
-		out.add(c.End, "CSI     %s", describeCall(c))
-	}
-	return err
-}
-
 // addClaim adds the claim when its summary changed, and who wrote it. The
 // writer is told against the version just before, printed or not.
 func (d *demo) addClaim(out *lines, pvc *v1.PersistentVolumeClaim) {

@@ -19,10 +19,7 @@ package framework
 import (
 	"context"
 	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/hex"
-	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,6 +32,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/keyutil"
 
 	"github.com/csi-resizer/csi-resizer/hack/image/ociread"
 )
@@ -138,8 +136,10 @@ func StartCluster(ctx context.Context, tools Tools, dir string, ids ...Identity)
 	if err != nil {
 		return nil, err
 	}
-	pub, priv, err := writeServiceAccountKeys(dir)
-	if err != nil {
+	// The key that signs ServiceAccount tokens; kube-apiserver reads the
+	// public key that verifies them off the same file.
+	saKey := filepath.Join(dir, "sa.key")
+	if _, _, err := keyutil.LoadOrGenerateKeyFile(saKey); err != nil {
 		return nil, err
 	}
 	tokens, policy := filepath.Join(dir, "tokens.csv"), filepath.Join(dir, "audit-policy.yaml")
@@ -154,8 +154,8 @@ func StartCluster(ctx context.Context, tools Tools, dir string, ids ...Identity)
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port="+strconv.Itoa(ports[2]),
 		"--cert-dir="+filepath.Join(dir, "certs"),
 		"--token-auth-file="+tokens, "--authorization-mode=RBAC",
-		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+pub,
-		"--service-account-signing-key-file="+priv,
+		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+saKey,
+		"--service-account-signing-key-file="+saKey,
 		"--service-cluster-ip-range=10.0.0.0/24", "--endpoint-reconciler-type=none",
 		"--audit-policy-file="+policy, "--audit-log-path="+c.AuditLog, "--audit-log-mode=blocking",
 		"--v=1")
@@ -250,23 +250,6 @@ func writeTokenFile(path string, ids ...Identity) error {
 		fmt.Fprintf(&b, "%s,%s,uid-%d,\"%s\"\n", id.Token, id.User, i, strings.Join(id.Groups, ","))
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o600)
-}
-
-// writeServiceAccountKeys writes the key pair that signs ServiceAccount tokens.
-func writeServiceAccountKeys(dir string) (pub, priv string, err error) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		return "", "", err
-	}
-	pubDER, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err != nil {
-		return "", "", err
-	}
-	pub, priv = filepath.Join(dir, "sa.pub"), filepath.Join(dir, "sa.key")
-	if err := os.WriteFile(priv, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
-		return "", "", err
-	}
-	return pub, priv, os.WriteFile(pub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o600)
 }
 
 // restConfig is a client configuration of id for the server at host. The

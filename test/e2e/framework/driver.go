@@ -27,8 +27,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
-
 	"github.com/csi-resizer/csi-resizer/test/csidriver"
 )
 
@@ -155,7 +153,7 @@ func (d *Driver) Start(ctx context.Context) error {
 	// socket's appearance means the new process listens.
 	_ = os.Remove(d.Socket)
 	run := Lifetime{Name: fmt.Sprintf("%s-%d", name, n), Start: time.Now()}
-	p, err := startProcess(nil, "", run.Name, filepath.Join(d.dir, name+".log"), d.bin, d.args(n)...)
+	p, err := startProcess(nil, "", run.Name, d.Log(), d.bin, d.args(n)...)
 	if err != nil {
 		d.mu.Unlock()
 		return err
@@ -164,12 +162,9 @@ func (d *Driver) Start(ctx context.Context) error {
 	d.proc = p
 	d.runs = append(d.runs, run)
 	d.mu.Unlock()
-	return wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		if p.Exited() {
-			return false, fmt.Errorf("%s exited; see %s", name, p.Log)
-		}
+	return waitFor(ctx, 20*time.Millisecond, 30*time.Second, p, func(context.Context) bool {
 		_, err := os.Stat(d.Socket)
-		return err == nil, nil
+		return err == nil
 	})
 }
 

@@ -77,16 +77,13 @@ func (d *Driver) NodeCalls() ([]Call, error) {
 	return slices.DeleteFunc(calls, func(c Call) bool { return !c.Node() }), err
 }
 
-// Received returns the calls of method (any with "") that have reached
-// csi-mock so far, logged as they arrive, before their scripted delay: a
-// call received and not yet in Calls is still being answered, or held by a
-// scripted delay (Call.Delay). A received call has no End, Code, capacity
-// nor secrets.
-func (d *Driver) Received(method string) ([]Call, error) {
-	if method == "" {
-		return readCalls(d.ReceivedLog, nil)
-	}
-	return readCalls(d.ReceivedLog, []string{method})
+// Received returns the calls of methods (all methods with none) that have
+// reached csi-mock so far, logged as they arrive, before their scripted
+// delay: a call received and not yet in Calls is still being answered, or
+// held by a scripted delay (Call.Delay). A received call has no End, Code,
+// capacity nor secrets.
+func (d *Driver) Received(methods ...string) ([]Call, error) {
+	return readCalls(d.ReceivedLog, methods)
 }
 
 func readCalls(log string, methods []string) ([]Call, error) {

@@ -25,6 +25,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -154,14 +155,8 @@ func HTTPGet(ctx context.Context, addr, path string) (int, []byte, error) {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	var b strings.Builder
-	s := bufio.NewScanner(resp.Body)
-	s.Buffer(make([]byte, 1<<20), 1<<20)
-	for s.Scan() {
-		b.WriteString(s.Text())
-		b.WriteByte('\n')
-	}
-	return resp.StatusCode, []byte(b.String()), s.Err()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
 }
 
 // Decision is one job's part of a "Decided" entry of the resizer's log,
@@ -225,14 +220,20 @@ func Decisions(log string, offset int64) ([]Decision, error) {
 //
 // into a Decision for each job it names; none for any other line.
 func parseDecisions(line string) []Decision {
-	const msg = `] "Decided" `
-	i := strings.Index(line, msg)
-	if i < 0 {
-		return nil
-	}
-	kv, ok := keysAndValues(line[i+len(msg):])
+	_, pairs, ok := strings.Cut(line, `] "Decided" `)
 	if !ok {
 		return nil
+	}
+	kv := map[string]string{}
+	for _, m := range klogPair.FindAllStringSubmatch(pairs, -1) {
+		value := m[2]
+		if strings.HasPrefix(value, `"`) {
+			var err error
+			if value, err = strconv.Unquote(value); err != nil {
+				return nil
+			}
+		}
+		kv[m[1]] = value
 	}
 	var out []Decision
 	for _, op := range []string{"resize", "modify"} {
@@ -244,28 +245,5 @@ func parseDecisions(line string) []Decision {
 	return out
 }
 
-// keysAndValues reads klog's key="quoted value" key=bare pairs.
-func keysAndValues(s string) (map[string]string, bool) {
-	kv := map[string]string{}
-	for s = strings.TrimLeft(s, " "); s != ""; s = strings.TrimLeft(s, " ") {
-		key, rest, ok := strings.Cut(s, "=")
-		if !ok || strings.ContainsAny(key, ` "`) {
-			return nil, false
-		}
-		var value string
-		if strings.HasPrefix(rest, `"`) {
-			quoted, err := strconv.QuotedPrefix(rest)
-			if err == nil {
-				value, err = strconv.Unquote(quoted)
-			}
-			if err != nil {
-				return nil, false
-			}
-			rest = rest[len(quoted):]
-		} else {
-			value, rest, _ = strings.Cut(rest, " ")
-		}
-		kv[key], s = value, rest
-	}
-	return kv, true
-}
+// klogPair is one of klog's key="quoted value" and key=bare pairs.
+var klogPair = regexp.MustCompile(`([^ "=]+)=("(?:[^"\\]|\\.)*"|[^ ]*)`)

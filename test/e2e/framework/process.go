@@ -181,9 +181,7 @@ func Parallel(ctx context.Context, n, goroutines int, do func(ctx context.Contex
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, goroutines) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -197,7 +195,7 @@ func Parallel(ctx context.Context, n, goroutines int, do func(ctx context.Contex
 					progress(int(d))
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return context.Cause(ctx)
