@@ -77,7 +77,7 @@ func ModifyFailed(pvc *v1.PersistentVolumeClaim, f ModifyFailure, now metav1.Tim
 	conditions := conditionsTowards(pvc, f.Target, now)
 	failure := condition(v1.PersistentVolumeClaimVolumeModifyVolumeError, f.Message)
 	failure.Reason, failure.LastProbeTime = f.Reason, now
-	if modifying := findIn(conditions, v1.PersistentVolumeClaimVolumeModifyingVolume); modifying != nil {
+	if modifying := Find(conditions, v1.PersistentVolumeClaimVolumeModifyingVolume); modifying != nil {
 		failure.LastTransitionTime = modifying.LastTransitionTime
 	}
 	out.Status.Conditions = modifyConditions.merge(conditions, now,
@@ -124,7 +124,7 @@ func VolumeWithClass(pv *v1.PersistentVolume, class string) *v1.PersistentVolume
 // reason (a gRPC code's name) and when it was recorded; ok is false when
 // there is none.
 func RecordedModifyError(pvc *v1.PersistentVolumeClaim) (reason string, at time.Time, ok bool) {
-	c := find(pvc, v1.PersistentVolumeClaimVolumeModifyVolumeError)
+	c := Find(pvc.Status.Conditions, v1.PersistentVolumeClaimVolumeModifyVolumeError)
 	if c == nil {
 		return "", time.Time{}, false
 	}
@@ -137,16 +137,11 @@ func RecordedModifyError(pvc *v1.PersistentVolumeClaim) (reason string, at time.
 
 // Modifying reports whether pvc carries the ModifyingVolume condition.
 func Modifying(pvc *v1.PersistentVolumeClaim) bool {
-	return find(pvc, v1.PersistentVolumeClaimVolumeModifyingVolume) != nil
+	return Find(pvc.Status.Conditions, v1.PersistentVolumeClaimVolumeModifyingVolume) != nil
 }
 
-// find returns pvc's condition t when it is True; nil otherwise.
-func find(pvc *v1.PersistentVolumeClaim, t v1.PersistentVolumeClaimConditionType) *v1.PersistentVolumeClaimCondition {
-	return findIn(pvc.Status.Conditions, t)
-}
-
-// findIn returns condition t of conditions when it is True; nil otherwise.
-func findIn(conditions []v1.PersistentVolumeClaimCondition, t v1.PersistentVolumeClaimConditionType) *v1.PersistentVolumeClaimCondition {
+// Find returns condition t of conditions when it is True; nil otherwise.
+func Find(conditions []v1.PersistentVolumeClaimCondition, t v1.PersistentVolumeClaimConditionType) *v1.PersistentVolumeClaimCondition {
 	for i, c := range conditions {
 		if c.Type == t && c.Status == v1.ConditionTrue {
 			return &conditions[i]

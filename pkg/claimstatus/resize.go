@@ -50,7 +50,7 @@ func ResizeIntent(pvc *v1.PersistentVolumeClaim, target resource.Quantity, now m
 	out := pvc.DeepCopy()
 	resizing := condition(v1.PersistentVolumeClaimResizing, "")
 	if allocated, ok := pvc.Status.AllocatedResources[v1.ResourceStorage]; ok && allocated.Cmp(target) == 0 {
-		if failure := find(pvc, v1.PersistentVolumeClaimControllerResizeError); failure != nil {
+		if failure := Find(pvc.Status.Conditions, v1.PersistentVolumeClaimControllerResizeError); failure != nil {
 			resizing.LastTransitionTime = failure.LastTransitionTime
 		}
 	}
@@ -146,7 +146,7 @@ func ResizeFailed(pvc *v1.PersistentVolumeClaim, infeasible bool, code, message 
 	}
 	failure := condition(v1.PersistentVolumeClaimControllerResizeError, message)
 	failure.Reason = code
-	if resizing := find(pvc, v1.PersistentVolumeClaimResizing); resizing != nil {
+	if resizing := Find(pvc.Status.Conditions, v1.PersistentVolumeClaimResizing); resizing != nil {
 		failure.LastTransitionTime = resizing.LastTransitionTime
 	}
 	out.Status.Conditions = resizeConditions.merge(out.Status.Conditions, now, failure)
@@ -159,7 +159,7 @@ const ReasonBelowTarget = "BelowTarget"
 
 // ErrorRecorded reports whether pvc carries ControllerResizeError=True.
 func ErrorRecorded(pvc *v1.PersistentVolumeClaim) bool {
-	return find(pvc, v1.PersistentVolumeClaimControllerResizeError) != nil
+	return Find(pvc.Status.Conditions, v1.PersistentVolumeClaimControllerResizeError) != nil
 }
 
 // VolumeWithCapacity returns a copy of pv whose capacity is raised to size,

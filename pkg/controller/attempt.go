@@ -70,27 +70,48 @@ type call[T, R any] interface {
 	failed(pvc *v1.PersistentVolumeClaim, f decide.Failure[T], cause error) (*v1.PersistentVolumeClaim, string)
 }
 
+// claimCall is what a call knows of its claim: the claim's key and objects,
+// and the call's target.
+type claimCall[T any] struct {
+	c      *Controller
+	key    string
+	pvc    *v1.PersistentVolumeClaim
+	pv     *v1.PersistentVolume
+	target T
+}
+
 // event is an event to emit on a claim.
 type event struct {
 	kind, reason, message string
 }
 
 // attemptCall runs one attempt of op to d's target, the same way for both
-// operations: record the intent when d asks, call the driver, remember the
-// outcome, record it. Each step is at most one write. A driver success
-// whose writes failed is remembered, and the plan then says writesOnly: the
-// writes are retried, the driver is not called again, and what the call
-// needed (a class, a Secret) is not read again, as it may be gone.
+// operations: read what the call needs, record the intent when d asks, call
+// the driver, remember the outcome, record it. Each step is at most one
+// write. A failure is handled by failedCall. A driver success whose writes
+// failed is remembered, and the plan then says writesOnly: the writes are
+// retried, the driver is not called again, and what the call needed (a
+// class, a Secret) is not read again, as it may be gone.
 func attemptCall[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, d decide.Decision[A, T], writesOnly bool, x call[T, R]) (time.Duration, error) {
 	start := c.Clock.Now()
 	id := idOf(key, pvc)
 	done := op.track.applied.get(id)
 	if !writesOnly || done == nil {
-		written, result, after, err := callDriver(c, ctx, op, key, pvc, d, x)
-		if err != nil || after > 0 {
-			return after, err
+		driverCall, err := x.prepare(ctx)
+		if err != nil {
+			return 0, err
 		}
-		pvc = written
+		if d.RecordIntent {
+			updated, announce := x.intent(pvc)
+			if pvc, err = c.patchClaim(ctx, key, pvc, updated); err != nil {
+				return 0, c.writeFailed(ctx, pvc, op.failedReason, err, x.what()+": record the intent in the claim", "retried with backoff; the driver is not called before")
+			}
+			c.emit(pvc, announce)
+		}
+		result, err := driverCall(ctx)
+		if err != nil {
+			return failedCall(c, ctx, op, key, pvc, d.Target, x, err, start)
+		}
 		done = &applied[T, R]{target: d.Target, result: result}
 		op.track.failures.forget(key)
 		op.track.applied.set(id, *done)
@@ -102,31 +123,6 @@ func attemptCall[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, o
 	op.track.applied.forget(key)
 	op.observe(c, result, start)
 	return 0, nil
-}
-
-// callDriver records the intent when d asks, and calls the driver. It
-// returns the claim as written and the call's result. A failure is handled
-// (see failedCall) and returned as after and err.
-func callDriver[A fmt.Stringer, T, R any](c *Controller, ctx context.Context, op driverOperation[T, R], key string, pvc *v1.PersistentVolumeClaim, d decide.Decision[A, T], x call[T, R]) (*v1.PersistentVolumeClaim, R, time.Duration, error) {
-	var none R
-	start := c.Clock.Now()
-	driverCall, err := x.prepare(ctx)
-	if err != nil {
-		return nil, none, 0, err
-	}
-	if d.RecordIntent {
-		updated, announce := x.intent(pvc)
-		if pvc, err = c.patchClaim(ctx, key, pvc, updated); err != nil {
-			return nil, none, 0, c.writeFailed(ctx, pvc, op.failedReason, err, x.what()+": record the intent in the claim", "retried with backoff; the driver is not called before")
-		}
-		c.emit(pvc, announce)
-	}
-	result, err := driverCall(ctx)
-	if err != nil {
-		after, err := failedCall(c, ctx, op, key, pvc, d.Target, x, err, start)
-		return nil, none, after, err
-	}
-	return pvc, result, 0, nil
 }
 
 // failedCall remembers a failed driver call, announces it and records it

@@ -88,13 +88,7 @@ func (c *Controller) resizeStep(ctx context.Context, key string, pvc *v1.Persist
 var fileSystemResizeRequired = event{v1.EventTypeNormal, events.ReasonFileSystemResizeRequired, "Require file system resize of volume on node"}
 
 // expandCall is a claim's ControllerExpandVolume.
-type expandCall struct {
-	c      *Controller
-	key    string
-	pvc    *v1.PersistentVolumeClaim
-	pv     *v1.PersistentVolume
-	target resource.Quantity
-}
+type expandCall claimCall[resource.Quantity]
 
 func (x *expandCall) what() string { return expanding(x.pv, x.target) }
 

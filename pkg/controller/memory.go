@@ -120,19 +120,11 @@ func (r *remembered[V]) forget(key string) {
 	delete(r.values, key)
 }
 
-func (r *remembered[V]) len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.values)
-}
-
 // forget drops everything the track holds of the claim key.
 func (t *track[T, R]) forget(key string) {
 	t.failures.forget(key)
 	t.applied.forget(key)
 }
-
-func (t *track[T, R]) len() int { return t.failures.len() + t.applied.len() }
 
 // forget drops everything known about a deleted claim.
 func (m *memory) forget(key string) {
@@ -142,11 +134,6 @@ func (m *memory) forget(key string) {
 	m.handedBack.forget(key)
 	m.refused.forget(key)
 	m.claims.forget(key)
-}
-
-// size reports how many entries are held, for tests of the clean-up.
-func (m *memory) size() int {
-	return m.resize.len() + m.modify.len() + m.refused.len() + m.rounded.len() + m.handedBack.len() + m.claims.len() + m.volumes.len()
 }
 
 // fresh returns the object written last under key while the cache still

@@ -26,6 +26,19 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/decide"
 )
 
+func (r *remembered[V]) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.values)
+}
+
+func (t *track[T, R]) len() int { return t.failures.len() + t.applied.len() }
+
+// size reports how many entries are held, for tests of the clean-up.
+func (m *memory) size() int {
+	return m.resize.len() + m.modify.len() + m.refused.len() + m.rounded.len() + m.handedBack.len() + m.claims.len() + m.volumes.len()
+}
+
 func withVersion(rv string) *v1.PersistentVolumeClaim {
 	return &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: ns, ResourceVersion: rv}}
 }

@@ -78,13 +78,7 @@ func (c *Controller) refusedAt(pvc *v1.PersistentVolumeClaim, target string) met
 }
 
 // modifyCall is a claim's ControllerModifyVolume.
-type modifyCall struct {
-	c      *Controller
-	key    string
-	pvc    *v1.PersistentVolumeClaim
-	pv     *v1.PersistentVolume
-	target string
-}
+type modifyCall claimCall[string]
 
 func (x *modifyCall) what() string { return modifying(x.pv, x.target) }
 

@@ -30,12 +30,6 @@ import (
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
-// scope is what this controller handles: its driver's volumes, and with
-// --node-deployment only those pinned to its node.
-func (c *Controller) scope() ownership.Scope {
-	return ownership.Scope{Driver: c.Driver, Node: c.Node}
-}
-
 // notOwned says why a claim of our driver that --node-deployment gives to
 // no instance is left: a volume without node affinity in one log line for
 // all (the first one met), a volume that other nodes may use in an event

@@ -112,7 +112,9 @@ func (c *Controller) plan(ctx context.Context, key string, done decide.Job) (*v1
 	if err != nil || pvc == nil {
 		return nil, nil, nil, err
 	}
-	verdict, reason := c.scope().Check(pvc, pv)
+	// What this controller handles: its driver's volumes, and with
+	// --node-deployment only those pinned to its node.
+	verdict, reason := ownership.Scope{Driver: c.Driver, Node: c.Node}.Check(pvc, pv)
 	if verdict == ownership.Owned || verdict == ownership.Refused {
 		if pv, err = c.whole(ctx, pv); err != nil {
 			return nil, nil, nil, err

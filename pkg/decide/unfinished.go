@@ -29,6 +29,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-resizer/csi-resizer/pkg/claimstatus"
 	"github.com/csi-resizer/csi-resizer/pkg/slim"
 )
 
@@ -200,11 +201,11 @@ func UnfinishedResize(c *slim.Claim, heldBack HeldBack) (e Entry, ok bool) {
 	state := resizeStages[status]
 	if status == "" || status == v1.PersistentVolumeClaimControllerResizeInProgress {
 		switch {
-		case hasCondition(c, controllerError):
+		case claimstatus.Find(c.Conditions, controllerError) != nil:
 			state = ControllerError
-		case status != "" || hasCondition(c, resizing):
+		case status != "" || claimstatus.Find(c.Conditions, resizing) != nil:
 			state = ControllerInProgress
-		case hasCondition(c, fileSystemResizing):
+		case claimstatus.Find(c.Conditions, fileSystemResizing) != nil:
 			state = NodePending
 		}
 	}
@@ -238,14 +239,4 @@ func since(c *slim.Claim, op Operation, state Stage) Entry {
 		}
 	}
 	return Entry{Key: Key{op, state}}
-}
-
-// hasCondition reports whether c carries condition t as True.
-func hasCondition(c *slim.Claim, t v1.PersistentVolumeClaimConditionType) bool {
-	for i := range c.Conditions {
-		if c.Conditions[i].Type == t && c.Conditions[i].Status == v1.ConditionTrue {
-			return true
-		}
-	}
-	return false
 }
