@@ -60,11 +60,7 @@ func (p *Pod) DeepCopy() *Pod {
 	if p == nil {
 		return nil
 	}
-	out := &Pod{Meta: p.Meta, Phase: p.Phase, Scheduled: p.Scheduled}
-	if p.Claims != nil {
-		out.Claims = append(make([]string, 0, len(p.Claims)), p.Claims...)
-	}
-	return out
+	return &Pod{Meta: p.Meta, Phase: p.Phase, Scheduled: p.Scheduled, Claims: slices.Clone(p.Claims)}
 }
 
 // Transform is a cache.TransformFunc that turns a *v1.Pod into a *Pod;

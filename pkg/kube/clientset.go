@@ -91,68 +91,62 @@ func NewForConfig(c *rest.Config) (*Clientset, error) {
 }
 
 // CoreV1 is the core/v1 group.
-func (c *Clientset) CoreV1() CoreV1Interface { return core{c.core} }
+func (c *Clientset) CoreV1() CoreV1Interface { return group{c.core} }
 
 // StorageV1 is the storage.k8s.io/v1 group.
-func (c *Clientset) StorageV1() StorageV1Interface { return storage{c.storage} }
+func (c *Clientset) StorageV1() StorageV1Interface { return group{c.storage} }
 
 // CoordinationV1 is the coordination.k8s.io/v1 group.
-func (c *Clientset) CoordinationV1() CoordinationV1Interface { return coordination{c.coordination} }
+func (c *Clientset) CoordinationV1() CoordinationV1Interface { return group{c.coordination} }
 
 // AuthenticationV1 is the authentication.k8s.io/v1 group.
-func (c *Clientset) AuthenticationV1() AuthenticationV1Interface {
-	return authentication{c.authentication}
-}
+func (c *Clientset) AuthenticationV1() AuthenticationV1Interface { return group{c.authentication} }
 
 // Discovery reads the API server's resource lists through the core
 // group's client (and rate limiter).
-func (c *Clientset) Discovery() DiscoveryInterface { return discovery{c.core} }
+func (c *Clientset) Discovery() DiscoveryInterface { return group{c.core} }
 
-type core struct{ rest *rest.RESTClient }
+// group is the client of one API group: each accessor of Clientset returns
+// it as the interface of its group, which offers that group's resources.
+type group struct{ rest *rest.RESTClient }
 
-func (g core) RESTClient() rest.Interface { return g.rest }
+func (g group) RESTClient() rest.Interface { return g.rest }
 
-func (g core) PersistentVolumeClaims(namespace string) PersistentVolumeClaimInterface {
+func (g group) PersistentVolumeClaims(namespace string) PersistentVolumeClaimInterface {
 	return typed[corev1.PersistentVolumeClaim, corev1.PersistentVolumeClaimList](g.rest, "persistentvolumeclaims", namespace)
 }
 
-func (g core) PersistentVolumes() PersistentVolumeInterface {
+func (g group) PersistentVolumes() PersistentVolumeInterface {
 	return typed[corev1.PersistentVolume, corev1.PersistentVolumeList](g.rest, "persistentvolumes", "")
 }
 
-func (g core) Pods(namespace string) PodInterface {
+func (g group) Pods(namespace string) PodInterface {
 	return typed[corev1.Pod, corev1.PodList](g.rest, "pods", namespace)
 }
 
-func (g core) Nodes() NodeInterface { return typed[corev1.Node, corev1.NodeList](g.rest, "nodes", "") }
+func (g group) Nodes() NodeInterface { return typed[corev1.Node, corev1.NodeList](g.rest, "nodes", "") }
 
-func (g core) Secrets(namespace string) SecretInterface {
+func (g group) Secrets(namespace string) SecretInterface {
 	return typed[corev1.Secret, corev1.SecretList](g.rest, "secrets", namespace)
 }
 
-func (g core) Events(namespace string) EventInterface {
+func (g group) Events(namespace string) EventInterface {
 	return typed[corev1.Event, corev1.EventList](g.rest, "events", namespace)
 }
 
-type storage struct{ rest *rest.RESTClient }
-
-func (g storage) StorageClasses() StorageClassInterface {
+func (g group) StorageClasses() StorageClassInterface {
 	return typed[storagev1.StorageClass, storagev1.StorageClassList](g.rest, "storageclasses", "")
 }
 
-func (g storage) VolumeAttributesClasses() VolumeAttributesClassInterface {
+func (g group) VolumeAttributesClasses() VolumeAttributesClassInterface {
 	return typed[storagev1.VolumeAttributesClass, storagev1.VolumeAttributesClassList](g.rest, "volumeattributesclasses", "")
 }
 
-type coordination struct{ rest *rest.RESTClient }
-
-func (g coordination) Leases(namespace string) LeaseInterface {
+func (g group) Leases(namespace string) LeaseInterface {
 	return typed[coordinationv1.Lease, coordinationv1.LeaseList](g.rest, "leases", namespace)
 }
 
-type authentication struct{ rest *rest.RESTClient }
-
-func (g authentication) SelfSubjectReviews() SelfSubjectReviewInterface {
+func (g group) SelfSubjectReviews() SelfSubjectReviewInterface {
 	return gentype.NewClient("selfsubjectreviews", g.rest, ParameterCodec, "",
 		func() *authenticationv1.SelfSubjectReview { return &authenticationv1.SelfSubjectReview{} },
 		gentype.PrefersProtobuf[*authenticationv1.SelfSubjectReview]())
@@ -173,11 +167,9 @@ func typed[T, L any, PT interface {
 		func() PT { return new(T) }, func() PL { return new(L) }, gentype.PrefersProtobuf[PT]())
 }
 
-type discovery struct{ rest *rest.RESTClient }
-
 // ServerResourcesForGroupVersion reads /api/v1 or /apis/<group>/<version>,
 // in JSON as client-go's discovery client does.
-func (d discovery) ServerResourcesForGroupVersion(groupVersion string) (*metav1.APIResourceList, error) {
+func (g group) ServerResourcesForGroupVersion(groupVersion string) (*metav1.APIResourceList, error) {
 	gv, err := schema.ParseGroupVersion(groupVersion)
 	if err != nil {
 		return nil, err
@@ -189,7 +181,7 @@ func (d discovery) ServerResourcesForGroupVersion(groupVersion string) (*metav1.
 	ctx, cancel := context.WithTimeout(context.Background(), discoveryTimeout)
 	defer cancel()
 	list := &metav1.APIResourceList{GroupVersion: groupVersion}
-	if err := d.rest.Get().AbsPath(path).SetHeader("Accept", runtime.ContentTypeJSON).Do(ctx).Into(list); err != nil {
+	if err := g.rest.Get().AbsPath(path).SetHeader("Accept", runtime.ContentTypeJSON).Do(ctx).Into(list); err != nil {
 		return nil, err
 	}
 	return list, nil

@@ -73,20 +73,10 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
 }
 
 // write updates lease (the version last seen) with this replica as the
-// holder and renewTime now. The holder keeps its acquireTime; a new holder
-// sets it and counts one more transition.
+// holder and renewTime now.
 func (e *Elector) write(ctx context.Context, lease *coordinationv1.Lease, now time.Time) error {
 	next := lease.DeepCopy()
-	e.setMeta(&next.ObjectMeta)
-	at := metav1.NewMicroTime(now)
-	spec := &next.Spec
-	if holderOf(lease) != e.c.Identity {
-		spec.AcquireTime = &at
-		spec.LeaseTransitions = ptr.To(ptr.Deref(spec.LeaseTransitions, 0) + 1)
-	}
-	spec.HolderIdentity = ptr.To(e.c.Identity)
-	spec.LeaseDurationSeconds = ptr.To(int32(e.c.LeaseDuration / time.Second))
-	spec.RenewTime = &at
+	e.hold(next, now, ptr.Deref(lease.Spec.LeaseTransitions, 0)+1)
 	written, err := e.c.Leases.Update(ctx, next, metav1.UpdateOptions{})
 	if err != nil {
 		return err
@@ -97,18 +87,8 @@ func (e *Elector) write(ctx context.Context, lease *coordinationv1.Lease, now ti
 
 // create creates the absent Lease with this replica as its first holder.
 func (e *Elector) create(ctx context.Context, now time.Time) bool {
-	at := metav1.NewMicroTime(now)
-	lease := &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Namespace: e.c.Namespace, Name: e.c.Name},
-		Spec: coordinationv1.LeaseSpec{
-			HolderIdentity:       ptr.To(e.c.Identity),
-			LeaseDurationSeconds: ptr.To(int32(e.c.LeaseDuration / time.Second)),
-			AcquireTime:          &at,
-			RenewTime:            &at,
-			LeaseTransitions:     ptr.To[int32](0),
-		},
-	}
-	e.setMeta(&lease.ObjectMeta)
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: e.c.Namespace, Name: e.c.Name}}
+	e.hold(lease, now, 0)
 	created, err := e.c.Leases.Create(ctx, lease, metav1.CreateOptions{})
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Could not create the Lease")
@@ -116,6 +96,22 @@ func (e *Elector) create(ctx context.Context, now time.Time) bool {
 	}
 	e.wrote(created)
 	return true
+}
+
+// hold makes this replica the holder of lease, renewed at now, with the
+// configured labels and annotations. The holder keeps its acquireTime; a
+// new holder sets it, and transitions as the count of transitions.
+func (e *Elector) hold(lease *coordinationv1.Lease, now time.Time, transitions int32) {
+	e.setMeta(&lease.ObjectMeta)
+	at := metav1.NewMicroTime(now)
+	spec := &lease.Spec
+	if holderOf(lease) != e.c.Identity {
+		spec.AcquireTime = &at
+		spec.LeaseTransitions = ptr.To(transitions)
+	}
+	spec.HolderIdentity = ptr.To(e.c.Identity)
+	spec.LeaseDurationSeconds = ptr.To(int32(e.c.LeaseDuration / time.Second))
+	spec.RenewTime = &at
 }
 
 // release writes the Lease without a holder and with a duration of one

@@ -94,8 +94,13 @@ func (s Scope) Check(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) (Ve
 	case pv.Name != pvc.Spec.VolumeName:
 		return Ignore, fmt.Sprintf("given volume %q is not the claim's volume %q", pv.Name, pvc.Spec.VolumeName)
 	}
-	if reason := claimRefMismatch(pvc, pv); reason != "" {
-		return Ignore, reason
+	switch ref := pv.Spec.ClaimRef; {
+	case ref == nil:
+		return Ignore, "volume has no claimRef"
+	case ref.Namespace != pvc.Namespace || ref.Name != pvc.Name:
+		return Ignore, fmt.Sprintf("volume is bound to claim %s/%s", ref.Namespace, ref.Name)
+	case ref.UID != pvc.UID:
+		return Ignore, fmt.Sprintf("volume is bound to claim UID %q, not %q", ref.UID, pvc.UID)
 	}
 
 	if csi := pv.Spec.CSI; csi != nil {
@@ -139,18 +144,4 @@ func (s Scope) onNode(pv *v1.PersistentVolume, ours string) (Verdict, string) {
 		return Ignore, fmt.Sprintf("%s, but Node %s is not known: it was not found, or was deleted", ours, s.Node.Name())
 	}
 	return Ignore, ours + ", but " + why
-}
-
-// claimRefMismatch returns why pv is not bound to pvc, or "" when it is.
-func claimRefMismatch(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) string {
-	ref := pv.Spec.ClaimRef
-	switch {
-	case ref == nil:
-		return "volume has no claimRef"
-	case ref.Namespace != pvc.Namespace || ref.Name != pvc.Name:
-		return fmt.Sprintf("volume is bound to claim %s/%s", ref.Namespace, ref.Name)
-	case ref.UID != pvc.UID:
-		return fmt.Sprintf("volume is bound to claim UID %q, not %q", ref.UID, pvc.UID)
-	}
-	return ""
 }

@@ -41,6 +41,7 @@ limitations under the License.
 package ownership
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -99,20 +100,6 @@ func (r Result) String() string {
 	return fmt.Sprintf("Result(%d)", int(r))
 }
 
-// usable is CheckNodeAffinity of k8s.io/component-helpers/storage/volume
-// for a volume with a required affinity, without that package, which
-// links client-go's scheme of every API group into the binaries.
-func usable(pv *v1.PersistentVolume, node *Node) error {
-	matches, err := corev1helpers.MatchNodeSelectorTerms(&v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: node.Labels}}, pv.Spec.NodeAffinity.Required)
-	if err != nil {
-		return err
-	}
-	if !matches {
-		return fmt.Errorf("no matching NodeSelectorTerms")
-	}
-	return nil
-}
-
 // Match applies the rule of the package to pv and node; node is nil when
 // it is not known. The reason says why, naming the term that leaves the
 // volume open for Shared.
@@ -123,7 +110,13 @@ func Match(pv *v1.PersistentVolume, node *Node) (Result, string) {
 	if node == nil {
 		return Elsewhere, "this instance's Node is not known"
 	}
-	if err := usable(pv, node); err != nil {
+	// CheckNodeAffinity of k8s.io/component-helpers/storage/volume, without
+	// that package, which links client-go's scheme of every API group.
+	matches, err := corev1helpers.MatchNodeSelectorTerms(&v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: node.Labels}}, pv.Spec.NodeAffinity.Required)
+	if err == nil && !matches {
+		err = errors.New("no matching NodeSelectorTerms")
+	}
+	if err != nil {
 		return Elsewhere, fmt.Sprintf("node %s cannot use the volume: its node affinity does not select the node's labels (%v)", node.Name, err)
 	}
 	var pins []string

@@ -196,49 +196,33 @@ func modification(o *options.Options, d *connectedDriver, api kube.DiscoveryInte
 	return false, fmt.Sprintf("the API server does not serve %s %s", attributeClassesGroupVersion, attributeClassesResource), nil
 }
 
-// podWatch is whether the resizer watches pods, and why, for the start-up
-// log.
-type podWatch struct {
-	watch bool
-	why   string
-}
-
-// podWatchOf decides whether pods are watched: only for a driver that
-// expands offline only, whose calls wait while a pod uses the claim. The pod
-// watch is the largest cache and busiest stream, so an online driver (or
-// one that does not say, which CSI reads as online) goes without: after a
-// FailedPrecondition (volume in use) its claim is retried with backoff.
-// node is the instance's node with --node-deployment ("" without): only
-// its pods are then watched.
-func podWatchOf(handleInUse bool, caps driver.Capabilities, node string) podWatch {
+// podWatchOf decides whether pods are watched, and why (for the start-up
+// log): only for a driver that expands offline only, whose calls wait while
+// a pod uses the claim. The pod watch is the largest cache and busiest
+// stream, so an online driver (or one that does not say, which CSI reads as
+// online) goes without: after a FailedPrecondition (volume in use) its
+// claim is retried with backoff. node is the instance's node with
+// --node-deployment ("" without): only its pods are then watched.
+func podWatchOf(handleInUse bool, caps driver.Capabilities, node string) (bool, string) {
+	const afterInUse = "after a FailedPrecondition (volume in use) answer the claim is retried with backoff"
+	const offline = "the CSI driver advertises OFFLINE expansion only: its volumes are not expanded while a pod uses them"
 	switch {
 	case !handleInUse:
-		return podWatch{why: "--handle-volume-inuse-error is off"}
+		return false, "--handle-volume-inuse-error is off"
 	case caps.Mode() == driver.ModeUnsupported:
-		return podWatch{why: "the CSI driver does not expand volumes"}
+		return false, "the CSI driver does not expand volumes"
 	case caps.OnlineExpansion:
-		return podWatch{why: "the CSI driver advertises ONLINE expansion: it expands volumes in use; " + afterInUse}
+		return false, "the CSI driver advertises ONLINE expansion: it expands volumes in use; " + afterInUse
 	case !caps.OfflineExpansion:
-		return podWatch{why: "the CSI driver advertises no VolumeExpansion type, which reads as ONLINE; " + afterInUse}
+		return false, "the CSI driver advertises no VolumeExpansion type, which reads as ONLINE; " + afterInUse
 	case node != "":
-		return podWatch{watch: true, why: "the CSI driver advertises OFFLINE expansion only: its volumes are not expanded while a pod uses them; only the pods of node " + node + " (--node-deployment)"}
-	default:
-		return podWatch{watch: true, why: "the CSI driver advertises OFFLINE expansion only: its volumes are not expanded while a pod uses them"}
+		return true, offline + "; only the pods of node " + node + " (--node-deployment)"
 	}
+	return true, offline
 }
 
-// afterInUse says what an online driver's in-use answer leads to without
-// the pod watch.
-const afterInUse = "after a FailedPrecondition (volume in use) answer the claim is retried with backoff"
-
-// message is the start-up log line: whether pods are watched (its
-// reason says why).
-func (p podWatch) message() string {
-	if p.watch {
-		return "Watching pods"
-	}
-	return "Not watching pods"
-}
+// podWatchMessage is the start-up log line of podWatchOf's answer.
+var podWatchMessage = map[bool]string{true: "Watching pods", false: "Not watching pods"}
 
 // nodeOf returns the instance's Node with --node-deployment, nil without.
 // It reads the Node once, so that a NODE_NAME that names no node, or a role

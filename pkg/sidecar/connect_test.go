@@ -379,15 +379,15 @@ func TestPodWatchOf(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := podWatchOf(tc.handleInUse, tc.caps, tc.node)
-			if got.watch != tc.want {
-				t.Errorf("watch = %v, want %v (%s)", got.watch, tc.want, got.why)
+			watch, why := podWatchOf(tc.handleInUse, tc.caps, tc.node)
+			if watch != tc.want {
+				t.Errorf("watch = %v, want %v (%s)", watch, tc.want, why)
 			}
-			if !strings.Contains(got.why, tc.why) {
-				t.Errorf("why = %q, want it to say %q", got.why, tc.why)
+			if !strings.Contains(why, tc.why) {
+				t.Errorf("why = %q, want it to say %q", why, tc.why)
 			}
-			if want := map[bool]string{true: "Watching pods", false: "Not watching pods"}[tc.want]; got.message() != want {
-				t.Errorf("message = %q, want %q", got.message(), want)
+			if want := map[bool]string{true: "Watching pods", false: "Not watching pods"}[tc.want]; podWatchMessage[watch] != want {
+				t.Errorf("message = %q, want %q", podWatchMessage[watch], want)
 			}
 		})
 	}

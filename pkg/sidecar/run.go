@@ -89,7 +89,7 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 	s.running(ctrl)
 
 	work := func(ctx context.Context) error {
-		s.setLeading(true)
+		s.leading.Store(true)
 		stop := make(chan struct{})
 		defer close(stop)
 		ctrl.informers.start(stop)
@@ -108,7 +108,7 @@ func run(ctx context.Context, o *options.Options, cs *clients) error {
 	case ctrl.node != "":
 		// Every instance works on its node's claims from the start: it is
 		// ready only once its caches have synced, like a leader.
-		s.setLeading(true)
+		s.leading.Store(true)
 		err = runBeating(ctx, o, cs.leader, d.name, ctrl.node, published, work)
 	default:
 		err = work(ctx)
@@ -154,9 +154,9 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *conn
 	if node != nil {
 		nodeName = node.Name
 	}
-	pods := podWatchOf(o.HandleVolumeInUseError, d.caps, nodeName)
-	logger.Info(pods.message(), "driver", d.name, "reason", pods.why)
-	inf, err := newInformers(cs.work, o.ResyncPeriod, pods.watch, modifies, node)
+	watchPods, why := podWatchOf(o.HandleVolumeInUseError, d.caps, nodeName)
+	logger.Info(podWatchMessage[watchPods], "driver", d.name, "reason", why)
+	inf, err := newInformers(cs.work, o.ResyncPeriod, watchPods, modifies, node)
 	if err != nil {
 		return nil, nil, fmt.Errorf("informers: %w", err)
 	}
@@ -197,21 +197,15 @@ func newController(ctx context.Context, o *options.Options, cs *clients, d *conn
 // Leases alike: explain reads the Lease it finds the resizer by, and needs
 // no access to the resizer's pod.
 func publishedSettings(o *options.Options, offlineOnly bool) map[string]string {
-	recovery := options.Specs()[options.RecoverVolumeExpansionFailure].Default
-	annotateFsResize := options.Specs()[options.AnnotateFsResize].Default
-	if o.Features != nil { // nil only in options made by hand
-		recovery = o.Features.Enabled(options.RecoverVolumeExpansionFailure)
-		annotateFsResize = o.Features.Enabled(options.AnnotateFsResize)
-	}
 	return options.Published{
 		RetryIntervalStart:     options.Duration(o.RetryIntervalStart),
 		RetryIntervalMax:       options.Duration(o.RetryIntervalMax),
-		Recovery:               recovery,
+		Recovery:               o.Features.Enabled(options.RecoverVolumeExpansionFailure),
 		HandleVolumeInUseError: o.HandleVolumeInUseError,
 		ResizeTimeout:          options.Duration(o.ResizeTimeout),
 		ModifyTimeout:          options.Duration(o.ModifyTimeout),
 		NodeDeployment:         o.NodeDeployment,
 		OfflineOnly:            offlineOnly,
-		AnnotateFsResize:       annotateFsResize,
+		AnnotateFsResize:       o.Features.Enabled(options.AnnotateFsResize),
 	}.Annotations()
 }

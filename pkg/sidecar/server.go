@@ -75,8 +75,6 @@ func (s *server) running(ctrl *resizeController) {
 	s.waitingFor(nil)
 }
 
-func (s *server) setLeading(v bool) { s.leading.Store(v) }
-
 // Leading reports whether this replica leads and its caches have synced:
 // only then does it report claims by state.
 func (s *server) Leading() bool {

@@ -165,7 +165,7 @@ func TestReady(t *testing.T) {
 			if tc.waiting != nil {
 				s.waitingFor(tc.waiting)
 			}
-			s.setLeading(tc.leading)
+			s.leading.Store(tc.leading)
 			err := s.ready()
 			switch {
 			case tc.wantErr == "" && err != nil:
