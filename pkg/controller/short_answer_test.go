@@ -22,6 +22,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
 )
 
 // TestShortAnswerRecordedAndSlowed: a driver that answers success with
@@ -73,4 +75,36 @@ func TestShortAnswerRecordedAndSlowed(t *testing.T) {
 	e.clearActions()
 	e.mustSync("a")
 	equal(t, "driver calls once the request is what the volume has", e.resizer.targets(), []string{"3Gi", "3Gi"})
+}
+
+// TestShortAnswerRecordedAsTheSlowLaneEnds: kubelet finishes the node step
+// just before the slow lane of a short answer runs out, and it runs out
+// while the sync records the short answer again. The expansion that is
+// then due is queued for the next sync: the resizer's own write wakes no
+// sync, so without that the target would wait for a resync.
+func TestShortAnswerRecordedAsTheSlowLaneEnds(t *testing.T) {
+	pvc := claim("a", "3Gi", "1Gi")
+	short := result{size: "2Gi", nodeStep: true}
+	e := newEnv(t, &fakeResizer{nodeStep: true, script: []result{short, short}}, objects(pvc, volume(pvc, "1Gi")))
+	e.mustSync("a")
+	e.clock.Step(e.ctrl.RetryMax - time.Second)
+	e.finishOnNode("a")
+	stepped := false
+	e.client.PrependReactor("patch", "persistentvolumeclaims", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if !stepped {
+			stepped = true
+			e.clock.Step(2 * time.Second)
+		}
+		return false, nil, nil
+	})
+	e.clearActions()
+	after := e.mustSync("a")
+	equal(t, "writes after kubelet finished", e.writes(), []string{claimWrite})
+	equal(t, "driver calls in that sync", e.resizer.targets(), []string{"3Gi"})
+	if after != e.ctrl.RetryStart {
+		t.Errorf("sync after the record asks to look again in %v, want at once (%v, the retry interval's start)", after, e.ctrl.RetryStart)
+	}
+	e.clearActions()
+	e.mustSync("a")
+	equal(t, "driver calls in the next sync", e.resizer.targets(), []string{"3Gi", "3Gi"})
 }

@@ -55,6 +55,9 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		if err != nil || p == nil {
 			return 0, err
 		}
+		if p.Again {
+			after = decide.Soonest(after, c.RetryStart)
+		}
 		if p.Next == decide.NoJob {
 			return decide.Soonest(after, p.Wait), nil
 		}

@@ -163,6 +163,10 @@ type Plan struct {
 	HeldBackBy []string
 	// Wait is how long until a waiting decision is due again; 0 when none waits.
 	Wait time.Duration
+	// Again: the job done in this sync (Input.Done) has a driver call due
+	// now, for the next sync. The resizer's own writes queue no sync, so
+	// the claim must be queued again.
+	Again bool
 	// Invalid says why a size cannot be decided on: a warning to give.
 	Invalid error
 }
@@ -181,7 +185,10 @@ func Claim(in Input) Plan {
 	if s.Modify {
 		p.Modify = DecideModify(ModifyStateOf(s.Driver, in.Claim, in.Volume, in.ClassDriver, m.ModifyFailure), in.Now, s.RetryMax)
 	}
-	if p.Next = firstJob(p.Resize, p.Modify, resizeFailed, m); p.Next == in.Done {
+	if p.Next = firstJob(p.Resize, p.Modify, resizeFailed, m); p.Next != NoJob && p.Next == in.Done {
+		// Its step made a driver call due at once (a record of a short
+		// answer as the slow lane ran out): the next sync makes it.
+		p.Again = p.Next == ResizeJob && p.Resize.Action.CallsDriver() || p.Next == ModifyJob && p.Modify.Action.CallsDriver()
 		p.Next = NoJob
 	}
 	p.Wait = Soonest(p.Resize.RetryAfter, p.Modify.RetryAfter)
@@ -199,7 +206,7 @@ func Claim(in Input) Plan {
 		p.Owner, p.Why = OwnedByUser, HeldBackByPods
 	case p.Next != NoJob && p.WritesOnly:
 		p.Owner, p.Why = OwnedByResizer, WritesLeft
-	case p.Next != NoJob:
+	case p.Next != NoJob || p.Again:
 		p.Owner, p.Why = OwnedByResizer, StepDue
 	case p.Invalid != nil:
 		p.Owner, p.Why = OwnedByUser, UnusableSize

@@ -102,6 +102,9 @@ func checkPlan(t *testing.T, in Input, p Plan) {
 	if p.Next != NoJob && p.Next == in.Done {
 		t.Errorf("next is %s, done in this sync already", p.Next)
 	}
+	if p.Again && (p.Next != NoJob || !(in.Done == ResizeJob && p.Resize.Action.CallsDriver() || in.Done == ModifyJob && p.Modify.Action.CallsDriver())) {
+		t.Errorf("again with next %s after %s done in this sync, decisions %s and %s", p.Next, in.Done, p.Resize.Action, p.Modify.Action)
+	}
 	if p.WritesOnly {
 		resized := p.Next == ResizeJob && p.Resize.Action == Expand && in.Memory.ResizeApplied != nil && in.Memory.ResizeApplied.Cmp(p.Resize.Target) == 0
 		modified := p.Next == ModifyJob && p.Modify.Action == ModifyCall && in.Memory.ModifyApplied != nil && *in.Memory.ModifyApplied == p.Modify.Target
@@ -112,7 +115,7 @@ func checkPlan(t *testing.T, in Input, p Plan) {
 	if len(p.HeldBackBy) > 0 && (p.Next != ResizeJob || p.Resize.Action != Expand || p.WritesOnly || !slices.Equal(p.HeldBackBy, in.PodsUsing)) {
 		t.Errorf("held back by %v, but the step is %s %s (writes only %v)", p.HeldBackBy, p.Next, p.Resize.Action, p.WritesOnly)
 	}
-	if (p.Owner == OwnedByResizer) != (p.Next != NoJob && len(p.HeldBackBy) == 0) {
+	if (p.Owner == OwnedByResizer) != (p.Next != NoJob && len(p.HeldBackBy) == 0 || p.Again) {
 		t.Errorf("owner %s, why %s, with next %s held back by %v", p.Owner, p.Why, p.Next, p.HeldBackBy)
 	}
 	if p.Wait < 0 || p.Wait > in.Settings.RetryMax {

@@ -62,6 +62,7 @@ func TestClaimPlan(t *testing.T) {
 		heldBack  []string
 		wantWait  bool
 		wantError bool
+		again     bool
 	}{
 		{name: "nothing asked", in: func() Input { return planInput("1Gi", "1Gi", "1Gi") }, next: NoJob, owner: OwnedByNobody, why: Settled},
 		{name: "an expansion asked", in: func() Input { return planInput("2Gi", "1Gi", "1Gi") }, next: ResizeJob, owner: OwnedByResizer, why: StepDue},
@@ -130,11 +131,11 @@ func TestClaimPlan(t *testing.T) {
 			in.Done = ResizeJob
 			return in
 		}, next: ModifyJob, owner: OwnedByResizer, why: StepDue},
-		{name: "the job done in this sync goes first again: nothing more now", in: func() Input {
+		{name: "the job done in this sync is due again: in the next sync", in: func() Input {
 			in := planInput("2Gi", "1Gi", "1Gi")
 			in.Done = ResizeJob
 			return in
-		}, next: NoJob, owner: OwnedByNobody, why: Settled},
+		}, next: NoJob, owner: OwnedByResizer, why: StepDue, again: true},
 		{name: "expansion off: nothing to expand", in: func() Input {
 			in := planInput("2Gi", "1Gi", "1Gi")
 			in.Settings.Resize = false
@@ -148,8 +149,8 @@ func TestClaimPlan(t *testing.T) {
 				t.Errorf("plan: next %s, owner %s, why %s, writes only %v, held back by %v; want %s, %s, %s, %v, %v",
 					p.Next, p.Owner, p.Why, p.WritesOnly, p.HeldBackBy, tc.next, tc.owner, tc.why, tc.writes, tc.heldBack)
 			}
-			if (p.Wait > 0) != tc.wantWait || (p.Invalid != nil) != tc.wantError {
-				t.Errorf("plan waits %v, invalid %v; want a wait %v, an error %v", p.Wait, p.Invalid, tc.wantWait, tc.wantError)
+			if (p.Wait > 0) != tc.wantWait || (p.Invalid != nil) != tc.wantError || p.Again != tc.again {
+				t.Errorf("plan waits %v, invalid %v, again %v; want a wait %v, an error %v, again %v", p.Wait, p.Invalid, p.Again, tc.wantWait, tc.wantError, tc.again)
 			}
 		})
 	}
